@@ -1,0 +1,226 @@
+package fgraph
+
+// functionGraphEnterRegs runs the entry side for one traced call. It returns
+// 0 when the return address must be hijacked, EBUSY otherwise.
+// Source: function_graph_enter_regs(), kernel/trace/fgraph.c v6.14+
+// (66611c047570, 000aa47a51233); function_graph_enter() in v6.11..v6.13
+// (fe835e3ca40e) without the recursion lock; the loop of [PATCH 04/20] for
+// the seed. kernel-fgraph.md section 2.2.
+func (m *Machine) functionGraphEnterRegs(ret, fn, fp, retp Word) int {
+	c := m.cur()
+	F := m.cfg.FrameWords
+	mu := m.cfg.Mutants
+	bit := -1
+	if m.cfg.Variant == Latest && !mu.Has(MF14) {
+		if bit = m.ftraceTestRecursionTrylock(); bit < 0 {
+			return EBUSY
+		}
+	}
+	tr := Trace{Func: fn}
+	tr.Depth = wordInt(m.ld(SiteEnterDepthLoad, c+TaskDepth)) + 1
+	m.st(SiteEnterDepthStore, c+TaskDepth, intWord(tr.Depth))
+
+	var bitmap uint16
+	var gens Word
+	off := m.ftracePushReturnTrace(ret, fn, fp, retp, 0)
+	if off < 0 {
+		goto out
+	}
+
+	if m.cfg.Variant == Seed {
+		// [PATCH 04/20]: for (i = 0; i < fgraph_array_cnt; i++), plain
+		// loads, no filter test, no per-user restore of curr_ret_stack.
+		n := wordInt(m.ld(SiteEnterArrayCnt, AddrArrayCnt))
+		for i := 0; i < n && i < FgraphArraySize; i++ {
+			gops := m.ld(SiteEnterArray, AddrArray+Addr(i))
+			if gops == HandleStub {
+				continue
+			}
+			use := m.reread(SiteEnterArrayUse, AddrArray+Addr(i), gops)
+			if m.callEntry(use, use, &tr, use != gops) {
+				bitmap |= 1 << i
+			}
+		}
+	} else if m.cfg.StaticCall && m.ldOnce(SiteEnterDirect, AddrDoDirect) != 0 {
+		save := m.ld(SiteEnterSave, c+TaskCurr)
+		gops := m.ld(SiteEnterDirectGops, AddrDirectGops)
+		target := m.ldOnce(SiteEnterDirectCall, AddrFunc)
+		if m.callEntry(target, gops, &tr, false) {
+			if g := m.opsOf(gops); g != nil {
+				bitmap |= 1 << uint(wordInt(m.ld(SiteUserIdx, m.opsAddr(g.k, OpsIdx)))&15)
+			} else {
+				bitmap |= 1 << 0 // fgraph_stub.idx is 0
+			}
+			gens = m.genBits(bitmap)
+		} else if !mu.Has(MEnter1) {
+			// Clear out any saved storage.
+			m.st(SiteEnterRestore, c+TaskCurr, save)
+		}
+	} else {
+		for i := m.nextBit(SiteEnterBitmask, 0); i < FgraphArraySize; i = m.nextBit(SiteEnterBitmask, i+1) {
+			var gops, use Word
+			if mu.Has(MF2) {
+				gops = m.ld(SiteEnterArray, AddrArray+Addr(i))
+			} else {
+				gops = m.ldOnce(SiteEnterArray, AddrArray+Addr(i))
+			}
+			if gops == HandleStub {
+				continue
+			}
+			save := m.ld(SiteEnterSave, c+TaskCurr)
+			use = gops
+			if mu.Has(MF2) {
+				use = m.reread(SiteEnterArrayUse, AddrArray+Addr(i), gops)
+			}
+			if m.ftraceOpsTest(use, fn) && m.callEntry(use, use, &tr, use != gops) {
+				bitmap |= 1 << i
+			} else if !mu.Has(MEnter1) {
+				// Clear out any saved storage.
+				m.st(SiteEnterRestore, c+TaskCurr, save)
+			}
+		}
+		gens = m.genBits(bitmap)
+	}
+
+	if bitmap == 0 {
+		goto outRet
+	}
+	// "Since this function uses fgraph_idx = 0 as a tail-call checking
+	// flag, set that bit always." (stale comment, section 4 F1)
+	if !m.cfg.NoBit0 || mu.Has(MF1Bit0) {
+		bitmap |= 1 << 0
+	}
+	m.setBitmap(off, bitmap, gens)
+	if bit >= 0 {
+		m.ftraceTestRecursionUnlock(bit)
+	}
+	return 0
+
+outRet:
+	{
+		cur := wordInt(m.ld(SiteEnterOutRetLoad, c+TaskCurr))
+		d := F + 1
+		if mu.Has(MRollbackOff) {
+			d = F
+		}
+		m.st(SiteEnterOutRet, c+TaskCurr, intWord(cur-d))
+	}
+out:
+	if !mu.Has(MRollbackDepth) {
+		d := wordInt(m.ld(SiteEnterOutDepthLoad, c+TaskDepth))
+		m.st(SiteEnterOutDepth, c+TaskDepth, intWord(d-1))
+	}
+	if bit >= 0 {
+		m.ftraceTestRecursionUnlock(bit)
+	}
+	return EBUSY
+}
+
+// nextBit is for_each_set_bit over fgraph_array_bitmask: find_next_bit reads
+// the mask word again at every step.
+func (m *Machine) nextBit(s Site, from int) int {
+	if from >= FgraphArraySize {
+		return FgraphArraySize
+	}
+	mask := m.ld(s, AddrBitmask)
+	for i := from; i < FgraphArraySize; i++ {
+		if mask&(1<<i) != 0 {
+			return i
+		}
+	}
+	return FgraphArraySize
+}
+
+// callEntry calls target's entryfunc with gops, as an opaque call.
+func (m *Machine) callEntry(target, gops Word, tr *Trace, torn bool) bool {
+	m.fence(SiteEnterCall, CallIn)
+	var ok bool
+	if o := m.opsOf(target); o != nil {
+		ok = m.entryfunc(o, gops, tr, torn)
+	} else if torn {
+		m.stubCall(RecEntry, tr) // ftrace_graph_entry_stub after the stub check passed
+	}
+	m.fence(SiteEnterCallRet, CallOut)
+	return ok
+}
+
+// ftraceOpsTest is ftrace_ops_test(&gops->ops, func, NULL): the per-user
+// filter hash. The stub's ops and an ops not yet started have no func_hash:
+// the kernel dereferences NULL (F2, F4); here that is a recorded crash.
+func (m *Machine) ftraceOpsTest(gops, fn Word) bool {
+	o := m.opsOf(gops)
+	if o == nil {
+		m.crash(SiteEnterFilter, "ftrace_ops_test on &fgraph_stub: NULL func_hash dereference (F2)")
+		return false
+	}
+	if m.ld(SiteEnterFilter, m.opsAddr(o.k, OpsReady)) == 0 {
+		m.crash(SiteEnterFilter, "ftrace_ops_test on "+o.Name+" before ftrace_startup_subops: NULL func_hash dereference (F4)")
+		return false
+	}
+	return o.Traces(FuncOf(fn))
+}
+
+// Crashes are WARNs whose message starts with this prefix.
+const CrashPrefix = "BUG: "
+
+func (m *Machine) crash(s Site, msg string) { m.warn(s, "%s%s", CrashPrefix, msg) }
+
+// setBitmap writes the frame's BITMAP word.
+// Source: set_bitmap(), kernel/trace/fgraph.c v6.11+. With the gen-counter
+// fix the upper bits carry each accepted slot's 2-bit generation.
+func (m *Machine) setBitmap(off int, bitmap uint16, gens Word) {
+	at := off
+	if m.cfg.Mutants.Has(MBitmapTop) {
+		at = wordInt(m.ld(SiteEnterOutRetLoad, m.cur()+TaskCurr)) - 1
+	}
+	if at < 0 || at >= m.cfg.StackWords {
+		m.warn(SiteSetBitmap, "set_bitmap: index %d out of range", at)
+		return
+	}
+	m.st(SiteSetBitmap, m.word(at), MakeBitmap(bitmap, m.cfg.FrameWords)|gens)
+}
+
+// GenShift is where the gen-counter fix keeps slot generations in a BITMAP
+// word: bits GenShift+2i..GenShift+2i+1 hold slot i's generation mod 4.
+const GenShift = FgraphIndexShift + FgraphIndexBits // 28
+
+func (m *Machine) genBits(bitmap uint16) Word {
+	if !m.cfg.GenCounter {
+		return 0
+	}
+	var g Word
+	for i := 0; i < FgraphArraySize; i++ {
+		if bitmap&(1<<i) != 0 {
+			g |= (m.ld(SiteEnterGen, AddrSlotGen+Addr(i)) & 3) << (GenShift + 2*i)
+		}
+	}
+	return g
+}
+
+// ftraceTestRecursionTrylock is ftrace_test_recursion_trylock(): one bit per
+// context level; it fails when the bit of the current level is held.
+// Source: include/linux/trace_recursion.h (the TRACE_CTX bits), simplified to
+// the context levels the harness has.
+func (m *Machine) ftraceTestRecursionTrylock() int {
+	a := m.cur() + TaskRecursion
+	bits := m.ld(SiteRecursion, a)
+	b := Word(1) << uint(m.Level&63)
+	if bits&b != 0 {
+		return -1
+	}
+	m.st(SiteRecursion, a, bits|b)
+	m.barrier(SiteRecursion)
+	return m.Level
+}
+
+func (m *Machine) ftraceTestRecursionUnlock(bit int) {
+	a := m.cur() + TaskRecursion
+	m.barrier(SiteRecursionUnlock)
+	m.st(SiteRecursionUnlock, a, m.ld(SiteRecursionUnlock, a)&^(Word(1)<<uint(bit&63)))
+}
+
+// traceClock stands for trace_clock_local(): a deterministic counter.
+func (m *Machine) traceClock() Word {
+	m.clock++
+	return m.clock
+}

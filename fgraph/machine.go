@@ -1,0 +1,214 @@
+package fgraph
+
+import "fmt"
+
+// Global addresses in Machine.Mem (kernel/trace/fgraph.c globals).
+const (
+	AddrArray      Addr = 0  // fgraph_array[16]: 0 NULL, 1 &fgraph_stub, 2+k ops k
+	AddrBitmask    Addr = 16 // fgraph_array_bitmask
+	AddrActive     Addr = 17 // ftrace_graph_active
+	AddrDoDirect   Addr = 18 // static key fgraph_do_direct (1 = on)
+	AddrDirectGops Addr = 19 // fgraph_direct_gops
+	AddrFunc       Addr = 20 // static call fgraph_func (ops handle; 1 = stub)
+	AddrRetfunc    Addr = 21 // static call fgraph_retfunc
+	AddrLRU        Addr = 22 // fgraph_lru_table[16]
+	AddrLRUNext    Addr = 38 // fgraph_lru_next
+	AddrLRULast    Addr = 39 // fgraph_lru_last
+	AddrDead       Addr = 40 // kill_ftrace_graph (ftrace_graph_is_dead)
+	AddrArrayCnt   Addr = 41 // fgraph_array_cnt (seed)
+	AddrSlotGen    Addr = 42 // gen-counter fix: per-slot generation [16]
+	AddrOps        Addr = 64 // per-ops words, OpsWords each
+	globalWords         = AddrOps + MaxOps*OpsWords
+)
+
+// Per-ops words (gops->ops state that fgraph reads).
+const (
+	OpsReady = 0 // ftrace_ops started: func_hash usable (FTRACE_OPS_FL_INITIALIZED & hash set)
+	OpsIdx   = 1 // gops->idx
+	OpsWords = 2
+	MaxOps   = 8
+)
+
+// Handles stored in pointer-valued words.
+const (
+	HandleNull Word = 0
+	HandleStub Word = 1 // &fgraph_stub
+)
+
+// OpsHandle is the pointer value of ops k.
+func OpsHandle(k int) Word { return Word(k + 2) }
+
+// Per-task fields, relative to the task's base address.
+const (
+	TaskRetStack  = 0 // t->ret_stack: 0 NULL, 1 allocated
+	TaskCurr      = 1 // t->curr_ret_stack
+	TaskDepth     = 2 // t->curr_ret_depth
+	TaskOverrun   = 3 // t->trace_overrun
+	TaskRecursion = 4 // recursion bits (ftrace_test_recursion_trylock), one per context level
+	TaskWords     = 8 // first word of the shadow stack
+)
+
+// Special addresses of the simulated text.
+const (
+	// ReturnToHandler is the address of return_to_handler.
+	ReturnToHandler Word = 0xffffffff81000000
+	// PanicAddr is the address of panic(), returned on a bad pop.
+	PanicAddr Word = 0xffffffff81000100
+	funcBase  Word = 0xffffffff82000000
+)
+
+// FuncAddr is the address of symbolic function f (f >= 1).
+func FuncAddr(f int) Word { return funcBase + Word(f)<<8 }
+
+// CallSite is the return address inside function f after its call number n.
+func CallSite(f, n int) Word { return FuncAddr(f) + Word(n+1)*4 }
+
+// Machine is one CPU with its tasks and the global fgraph state.
+type Machine struct {
+	cfg   Config
+	Mem   []Word
+	hooks Hooks
+
+	ops   []*Ops
+	tasks []taskInfo
+
+	// Current is the task running on the CPU; interrupts run on it.
+	Current int
+	// Level is the context nesting level (0 task, 1 IRQ, 2 NMI, ...); the
+	// harness sets it on interrupt entry and exit.
+	Level int
+
+	// Log holds every callback the users saw, in order.
+	Log []Record
+	// Warnings holds every WARN and refusal the kernel code would print or count.
+	Warnings []Warning
+
+	regGen      int // registration generation counter (for the model and oracles)
+	clock       Word
+	initialized bool // fgraph_array[0] != NULL
+	cpuhpDone   bool
+}
+
+type taskInfo struct {
+	base  Addr
+	slots []slot // the real (hardware) stack of return-address slots
+	alive bool
+	idle  bool
+}
+
+type slot struct {
+	retp Word // address of the slot
+	val  Word // its content: a return address, or ReturnToHandler
+	orig Word // what the caller pushed (for oracles)
+	fn   int
+	ctx  int // context level that owns the slot
+}
+
+// Warning is a WARN_ON, a refusal or a counted failure.
+type Warning struct {
+	Site Site
+	Msg  string
+}
+
+// NewMachine builds a machine with the given configuration. Tracing is off,
+// every task is alive with no shadow stack.
+func NewMachine(c Config) (*Machine, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	taskSize := Addr(TaskWords + c.StackWords)
+	m := &Machine{cfg: c}
+	m.Mem = make([]Word, int(globalWords)+c.Tasks*int(taskSize))
+	m.tasks = make([]taskInfo, c.Tasks)
+	for i := range m.tasks {
+		m.tasks[i] = taskInfo{base: globalWords + Addr(i)*taskSize, alive: true}
+		m.Mem[m.tasks[i].base+TaskDepth] = intWord(-1)
+	}
+	if c.Tasks > 1 {
+		// The last task plays the idle task of the CPU (F7).
+		m.tasks[c.Tasks-1].idle = true
+	}
+	m.Mem[AddrDoDirect] = 1 // DEFINE_STATIC_KEY_TRUE(fgraph_do_direct)
+	m.Mem[AddrFunc] = HandleStub
+	m.Mem[AddrRetfunc] = HandleStub
+	m.Mem[AddrDirectGops] = HandleStub
+	return m, nil
+}
+
+// MustMachine is NewMachine for configurations known to be valid.
+func MustMachine(c Config) *Machine {
+	m, err := NewMachine(c)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// Config returns the machine's configuration.
+func (m *Machine) Config() Config { return m.cfg }
+
+// SetHooks attaches (or with nil detaches) the harness.
+func (m *Machine) SetHooks(h Hooks) { m.hooks = h }
+
+// Hooks returns the attached hooks.
+func (m *Machine) Hooks() Hooks { return m.hooks }
+
+// TaskBase is the address of task t's fields.
+func (m *Machine) TaskBase(t int) Addr { return m.tasks[t].base }
+
+// WordAddr is the address of word i of task t's shadow stack.
+func (m *Machine) WordAddr(t, i int) Addr { return m.tasks[t].base + TaskWords + Addr(i) }
+
+// cur is the base address of `current`.
+func (m *Machine) cur() Addr { return m.tasks[m.Current].base }
+
+// word is the address of current->ret_stack[i].
+func (m *Machine) word(i int) Addr { return m.cur() + TaskWords + Addr(i) }
+
+func (m *Machine) warn(s Site, format string, args ...any) {
+	m.Warnings = append(m.Warnings, Warning{Site: s, Msg: fmt.Sprintf(format, args...)})
+}
+
+// Image is a copy of task t's memory-visible state, for the abstraction.
+type Image struct {
+	HasStack bool
+	Curr     int
+	Depth    int
+	Overrun  int
+	Words    []Word
+}
+
+// Snapshot copies task t's state from memory (not from any store buffer).
+func (m *Machine) Snapshot(t int) Image {
+	b := m.tasks[t].base
+	im := Image{
+		HasStack: m.Mem[b+TaskRetStack] != 0,
+		Curr:     wordInt(m.Mem[b+TaskCurr]),
+		Depth:    wordInt(m.Mem[b+TaskDepth]),
+		Overrun:  wordInt(m.Mem[b+TaskOverrun]),
+	}
+	im.Words = append([]Word(nil), m.Mem[b+TaskWords:b+TaskWords+Addr(m.cfg.StackWords)]...)
+	return im
+}
+
+// Reset returns the machine to its initial state, keeping the configuration,
+// the hooks and the ops (unregistered). It reuses memory.
+func (m *Machine) Reset() {
+	clear(m.Mem)
+	for i := range m.tasks {
+		m.tasks[i].slots = m.tasks[i].slots[:0]
+		m.tasks[i].alive = true
+		m.Mem[m.tasks[i].base+TaskDepth] = intWord(-1)
+	}
+	m.Mem[AddrDoDirect] = 1
+	m.Mem[AddrFunc] = HandleStub
+	m.Mem[AddrRetfunc] = HandleStub
+	m.Mem[AddrDirectGops] = HandleStub
+	for _, o := range m.ops {
+		o.reset()
+	}
+	m.Log = m.Log[:0]
+	m.Warnings = m.Warnings[:0]
+	m.Current, m.Level = 0, 0
+	m.regGen, m.initialized, m.cpuhpDone = 0, false, false
+}

@@ -1,0 +1,208 @@
+package fgraph
+
+// Ops is one user of the function-graph tracer (struct fgraph_ops). Its entry
+// and return behaviour is declarative, and it records what it saw in
+// Machine.Log so oracles can check it.
+type Ops struct {
+	Name string
+	// Filter is the ftrace filter hash: the functions this user traces.
+	// Empty means every function.
+	Filter []int
+	// Accept is the set of functions entryfunc returns non-zero for.
+	// Empty means every function that passed the filter.
+	Accept []int
+	// DataBytes is the size entryfunc reserves with fgraph_reserve_data
+	// (0: none). A failed reservation makes entryfunc return 0. It fills
+	// the payload with Pattern words and retfunc checks them.
+	DataBytes int
+	// CallInEntry, if non-zero, is a traced function entryfunc calls (F14).
+	CallInEntry int
+
+	k   int  // index in Machine.ops
+	gen int  // registration generation of the current registration
+	reg bool // between register and unregister
+	in  [8]int
+}
+
+// Gen is the registration generation of the user's current (or last)
+// registration: the value of a machine-wide counter bumped by each register.
+func (o *Ops) Gen() int { return o.gen }
+
+// Index is the ops handle index in the machine.
+func (o *Ops) Index() int { return o.k }
+
+func (o *Ops) reset() { o.gen, o.reg, o.in = 0, false, [8]int{} }
+
+// Traces reports whether fn is in the filter.
+func (o *Ops) Traces(fn int) bool { return contains(o.Filter, fn) }
+
+// Accepts reports whether entryfunc accepts fn.
+func (o *Ops) Accepts(fn int) bool { return contains(o.Accept, fn) }
+
+func contains(set []int, fn int) bool {
+	if len(set) == 0 {
+		return true
+	}
+	for _, f := range set {
+		if f == fn {
+			return true
+		}
+	}
+	return false
+}
+
+// AddOps adds a user to the machine (not registered yet) and returns it.
+func (m *Machine) AddOps(o *Ops) *Ops {
+	if len(m.ops) >= MaxOps {
+		m.warn(SiteRegister, "AddOps: more than %d users", MaxOps)
+		return nil
+	}
+	o.k = len(m.ops)
+	o.reset()
+	m.ops = append(m.ops, o)
+	m.Mem[m.opsAddr(o.k, OpsIdx)] = intWord(-1)
+	return o
+}
+
+// Ops returns the machine's users in the order they were added.
+func (m *Machine) Ops() []*Ops { return m.ops }
+
+func (m *Machine) opsAddr(k, field int) Addr { return AddrOps + Addr(k*OpsWords+field) }
+
+// opsOf maps a pointer value to an ops, nil for the stub or NULL.
+func (m *Machine) opsOf(h Word) *Ops {
+	if h < 2 || int(h-2) >= len(m.ops) {
+		return nil
+	}
+	return m.ops[h-2]
+}
+
+// Pattern is the payload word i that user k writes for a frame of fn at depth
+// in registration generation gen.
+func Pattern(k, gen, fn, depth, i int) Word {
+	return 0xda<<56 | Word(k&0xf)<<52 | Word(gen&0xfff)<<40 | Word(fn&0xffff)<<24 |
+		Word(depth&0xffff)<<8 | Word(i&0xff)
+}
+
+// RecordKind says which callback a Record is.
+type RecordKind uint8
+
+const (
+	RecEntry  RecordKind = iota // entryfunc ran
+	RecReturn                   // retfunc ran
+)
+
+// Record is what a user saw in one callback.
+type Record struct {
+	Kind  RecordKind
+	Task  int
+	Level int
+	Ops   int // user index (Machine.Ops), -1 for a callback through the stub
+	Gen   int // the user's registration generation when it ran
+	Idx   int // gops->idx passed to the callback
+	Func  Word
+	Depth int
+	// Accepted: entryfunc's return value.
+	Accepted bool
+	// Data: entry: the payload written; return: the payload retrieved
+	// (nil when fgraph_retrieve_data returned NULL).
+	Data []Word
+	// Torn: the callback was reached through a re-read of fgraph_array[i]
+	// whose value differed from the one the stub check saw.
+	Torn bool
+	// Reentered: the user's entryfunc was already running in this context.
+	Reentered bool
+	// Gops: the gops pointer passed (differs from the user's handle when a
+	// static call and fgraph_direct_gops disagree).
+	Gops Word
+}
+
+// Trace is struct ftrace_graph_ent / ftrace_graph_ret (the fields fgraph fills).
+type Trace struct {
+	Func     Word
+	Depth    int
+	Overrun  int
+	Calltime Word
+}
+
+// entryfunc runs user o's entry callback for gops (the pointer passed).
+func (m *Machine) entryfunc(o *Ops, gops Word, tr *Trace, torn bool) bool {
+	idx := -1
+	if g := m.opsOf(gops); g != nil {
+		idx = wordInt(m.ld(SiteUserIdx, m.opsAddr(g.k, OpsIdx)))
+	}
+	rec := Record{Kind: RecEntry, Task: m.Current, Level: m.Level, Ops: o.k, Gen: o.gen, Idx: idx,
+		Func: tr.Func, Depth: tr.Depth, Torn: torn, Gops: gops}
+	if o.in[m.Level&7] > 0 {
+		rec.Reentered = true
+	}
+	o.in[m.Level&7]++
+	defer func() { o.in[m.Level&7]-- }()
+	fn := FuncOf(tr.Func)
+	if !o.Accepts(fn) {
+		m.Log = append(m.Log, rec)
+		return false
+	}
+	if o.CallInEntry != 0 {
+		m.Call(o.CallInEntry, false)
+		m.Return()
+	}
+	if o.DataBytes > 0 && m.cfg.Variant != Seed {
+		p := m.fgraphReserveData(idx, o.DataBytes)
+		if p < 0 {
+			m.Log = append(m.Log, rec)
+			return false
+		}
+		n := (o.DataBytes + LongSize - 1) / LongSize
+		rec.Data = make([]Word, n)
+		for i := 0; i < n; i++ {
+			v := Pattern(o.k, o.gen, fn, tr.Depth, i)
+			rec.Data[i] = v
+			m.st(SiteUserPayload, m.word(p+i), v)
+		}
+	}
+	rec.Accepted = true
+	m.Log = append(m.Log, rec)
+	return true
+}
+
+// retfunc runs user o's return callback.
+func (m *Machine) retfunc(o *Ops, gops Word, tr *Trace, torn bool) {
+	idx := -1
+	if g := m.opsOf(gops); g != nil {
+		idx = wordInt(m.ld(SiteUserIdx, m.opsAddr(g.k, OpsIdx)))
+	}
+	rec := Record{Kind: RecReturn, Task: m.Current, Level: m.Level, Ops: o.k, Gen: o.gen, Idx: idx,
+		Func: tr.Func, Depth: tr.Depth, Torn: torn, Gops: gops, Accepted: true}
+	if o.DataBytes > 0 && m.cfg.Variant != Seed {
+		var p, size int
+		if m.cfg.Variant == V611 {
+			p, size = m.fgraphRetrieveData(idx)
+		} else {
+			p, size = m.fgraphRetrieveParentData(idx, 0)
+		}
+		if p >= 0 {
+			n := size / LongSize
+			rec.Data = make([]Word, n)
+			for i := 0; i < n; i++ {
+				rec.Data[i] = m.ld(SiteUserPayloadLoad, m.word(p+i))
+			}
+		}
+	}
+	m.Log = append(m.Log, rec)
+}
+
+// stubCall records a callback through the stub reached after the stub check
+// passed (a torn read of fgraph_array[i]).
+func (m *Machine) stubCall(kind RecordKind, tr *Trace) {
+	m.Log = append(m.Log, Record{Kind: kind, Task: m.Current, Level: m.Level, Ops: -1, Idx: -1,
+		Func: tr.Func, Depth: tr.Depth, Torn: true, Gops: HandleStub})
+}
+
+// FuncOf maps a function address back to its symbolic number (0 if none).
+func FuncOf(a Word) int {
+	if a < funcBase {
+		return 0
+	}
+	return int((a - funcBase) >> 8)
+}

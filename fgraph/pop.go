@@ -1,0 +1,125 @@
+package fgraph
+
+// ftracePopReturnTrace finds the top frame; it only reads the stack.
+// It returns the frame start and sets *off to the BITMAP word, or -1.
+// Source: ftrace_pop_return_trace(), kernel/trace/fgraph.c v6.11+.
+// kernel-fgraph.md section 2.4.
+func (m *Machine) ftracePopReturnTrace(tr *Trace, ret *Word, fp Word, off *int) int {
+	c := m.cur()
+	var start int
+	if !m.getRetStack(SitePopOffset, m.Current, wordInt(m.ld(SitePopCurr, c+TaskCurr)), &start) {
+		m.ftraceGraphStop()
+		m.crash(SitePopOffset, "Bad function graph ret_stack pointer")
+		// Might as well panic, otherwise we have no where to go.
+		*ret = PanicAddr
+		return -1
+	}
+	*off = start + m.cfg.FrameWords
+	*ret = m.ld(SitePopRet, m.word(start+FieldRet))
+	tr.Func = m.ld(SitePopFunc, m.word(start+FieldFunc))
+	if ct := m.cfg.FieldCalltime(); ct >= 0 {
+		tr.Calltime = m.ld(SitePopFunc, m.word(start+ct))
+	}
+	tr.Overrun = wordInt(m.ldAtomic(SitePopOverrun, c+TaskOverrun))
+	tr.Depth = wordInt(m.ld(SitePopDepth, c+TaskDepth))
+	// "Make sure the decrement is seen before ftrace_graph_return" (stale).
+	m.barrier(SitePopBarrier)
+	return start
+}
+
+// ftraceReturnToHandler is the return side: pop, run the retfuncs, drop the
+// frame. It returns the original return address.
+// Source: __ftrace_return_to_handler(), kernel/trace/fgraph.c v6.11+
+// (fe835e3ca40e, 66611c047570, 000aa47a51233); the loop over all 16 bits of
+// [PATCH 04/20] for the seed. kernel-fgraph.md section 2.4.
+func (m *Machine) ftraceReturnToHandler(fp Word) Word {
+	c := m.cur()
+	mu := m.cfg.Mutants
+	var tr Trace
+	var ret Word
+	var off int
+	if m.ftracePopReturnTrace(&tr, &ret, fp, &off) < 0 {
+		m.ftraceGraphStop()
+		// Might as well panic. What else to do?
+		return PanicAddr
+	}
+	if mu.Has(MRet1) {
+		m.st(SiteRetLower, c+TaskCurr, intWord(off-m.cfg.FrameWords))
+	}
+	w, _ := m.getFgraphEntry(SiteRetBitmap, m.Current, off)
+	bitmap := GetBitmapBits(w)
+
+	if m.cfg.Variant != Seed && m.cfg.StaticCall && m.ldOnce(SiteRetDirect, AddrDoDirect) != 0 {
+		gops := m.ld(SiteRetDirectGops, AddrDirectGops)
+		idx := 0 // fgraph_stub.idx
+		if g := m.opsOf(gops); g != nil {
+			idx = wordInt(m.ld(SiteUserIdx, m.opsAddr(g.k, OpsIdx))) & 15
+		}
+		if bitmap&(1<<idx) != 0 && m.genOK(w, idx) {
+			m.callRet(m.ldOnce(SiteRetDirectCall, AddrRetfunc), gops, &tr, false)
+		}
+	} else {
+		plain := m.cfg.Variant != Latest || mu.Has(MF3) // READ_ONCE since d65474033740 (v6.13)
+		for i := 0; i < FgraphArraySize; i++ {
+			if bitmap&(1<<i) == 0 {
+				continue
+			}
+			var gops Word
+			if plain {
+				gops = m.ld(SiteRetArray, AddrArray+Addr(i))
+			} else {
+				gops = m.ldOnce(SiteRetArray, AddrArray+Addr(i))
+			}
+			if gops == HandleStub {
+				continue
+			}
+			if !m.genOK(w, i) {
+				continue
+			}
+			use := gops
+			if plain {
+				use = m.reread(SiteRetArrayUse, AddrArray+Addr(i), gops)
+			}
+			m.callRet(use, use, &tr, use != gops)
+		}
+	}
+	// The ftrace_graph_return() may still access the current ret_stack
+	// structure, we need to make sure the update of curr_ret_stack is after
+	// that.
+	if !mu.Has(MRetBarrier) {
+		m.barrier(SiteRetBarrier)
+	}
+	if !mu.Has(MRet1) {
+		to := off - m.cfg.FrameWords
+		if mu.Has(MRetOff) {
+			to = off
+		}
+		m.st(SiteRetLower, c+TaskCurr, intWord(to))
+	}
+	d := wordInt(m.ld(SiteRetDepthLoad, c+TaskDepth))
+	m.st(SiteRetDepth, c+TaskDepth, intWord(d-1))
+	return ret
+}
+
+// genOK is the gen-counter fix's test: slot i's generation now equals the
+// one saved at entry.
+func (m *Machine) genOK(bitmapWord Word, i int) bool {
+	if !m.cfg.GenCounter {
+		return true
+	}
+	saved := (bitmapWord >> (GenShift + 2*uint(i))) & 3
+	return m.ld(SiteRetGen, AddrSlotGen+Addr(i))&3 == saved
+}
+
+func (m *Machine) callRet(target, gops Word, tr *Trace, torn bool) {
+	m.fence(SiteRetCall, CallIn)
+	if o := m.opsOf(target); o != nil {
+		m.retfunc(o, gops, tr, torn)
+	} else if torn {
+		m.stubCall(RecReturn, tr)
+	}
+	m.fence(SiteRetCallRet, CallOut)
+}
+
+// ftraceGraphStop is ftrace_graph_stop(): the kill switch.
+func (m *Machine) ftraceGraphStop() { m.stOnce(SiteGraphStop, AddrDead, 1) }

@@ -1,0 +1,132 @@
+package fgraph
+
+// Kind is the kind of a shared-memory access.
+type Kind uint8
+
+const (
+	Plain  Kind = iota // plain C load or store
+	Once               // READ_ONCE / WRITE_ONCE
+	Atomic             // atomic_inc / atomic_read / atomic_set
+)
+
+var kindNames = [...]string{"plain", "once", "atomic"}
+
+func (k Kind) String() string { return kindNames[k] }
+
+// Fence is a region boundary of the compiler model.
+type Fence uint8
+
+const (
+	Barrier Fence = iota // barrier()
+	SmpRmb               // smp_rmb(): a compiler barrier on one CPU
+	SmpWmb               // smp_wmb(): a compiler barrier on one CPU
+	CallIn               // entering an opaque function (a user callback)
+	CallOut              // returning from an opaque function
+	OpEnd                // end of a top-level operation
+)
+
+var fenceNames = [...]string{"barrier", "smp_rmb", "smp_wmb", "call", "return", "end"}
+
+func (f Fence) String() string { return fenceNames[f] }
+
+// Addr is the address of one shared word in Machine.Mem.
+type Addr int32
+
+// Hooks is where the harness plugs in. Every shared access of the port calls
+// one of these when hooks are attached; with none attached the shim reads and
+// writes Machine.Mem directly.
+type Hooks interface {
+	// Load returns the value the current context sees at a.
+	Load(s Site, a Addr, k Kind) Word
+	// Store records a store by the current context.
+	Store(s Site, a Addr, v Word, k Kind)
+	// AtomicAdd adds delta at a indivisibly and returns the new value.
+	AtomicAdd(s Site, a Addr, delta int64) Word
+	// Fence ends the current compiler region.
+	Fence(s Site, f Fence)
+	// Reread returns the value of a plain load at a that the code uses a
+	// second time: the compiler may load it again. prev is the first value.
+	Reread(s Site, a Addr, prev Word) Word
+}
+
+// The shim. Kernel primitive -> method:
+//   plain load/store        ld / st
+//   READ_ONCE / WRITE_ONCE  ldOnce / stOnce
+//   atomic_inc/atomic_read  atomicInc / ldAtomic
+//   barrier()               barrier
+//   smp_rmb() / smp_wmb()   fence(SmpRmb) / fence(SmpWmb)
+//   a second use of a plain load the compiler may re-read: reread
+
+func (m *Machine) ld(s Site, a Addr) Word {
+	if m.hooks != nil {
+		return m.hooks.Load(s, a, Plain)
+	}
+	return m.Mem[a]
+}
+
+func (m *Machine) ldOnce(s Site, a Addr) Word {
+	if m.hooks != nil {
+		return m.hooks.Load(s, a, Once)
+	}
+	return m.Mem[a]
+}
+
+func (m *Machine) ldAtomic(s Site, a Addr) Word {
+	if m.hooks != nil {
+		return m.hooks.Load(s, a, Atomic)
+	}
+	return m.Mem[a]
+}
+
+func (m *Machine) st(s Site, a Addr, v Word) {
+	if m.hooks != nil {
+		m.hooks.Store(s, a, v, Plain)
+		return
+	}
+	m.Mem[a] = v
+}
+
+func (m *Machine) stOnce(s Site, a Addr, v Word) {
+	if m.hooks != nil {
+		m.hooks.Store(s, a, v, Once)
+		return
+	}
+	m.Mem[a] = v
+}
+
+func (m *Machine) stAtomic(s Site, a Addr, v Word) {
+	if m.hooks != nil {
+		m.hooks.Store(s, a, v, Atomic)
+		return
+	}
+	m.Mem[a] = v
+}
+
+func (m *Machine) atomicInc(s Site, a Addr) {
+	if m.hooks != nil {
+		m.hooks.AtomicAdd(s, a, 1)
+		return
+	}
+	m.Mem[a]++
+}
+
+func (m *Machine) fence(s Site, f Fence) {
+	if m.hooks != nil {
+		m.hooks.Fence(s, f)
+	}
+}
+
+func (m *Machine) barrier(s Site) { m.fence(s, Barrier) }
+
+// reread models the second use of a plain load: the compiler may load the
+// value again, so an interrupt or a remote CPU between the uses is visible.
+func (m *Machine) reread(s Site, a Addr, prev Word) Word {
+	if m.hooks != nil {
+		return m.hooks.Reread(s, a, prev)
+	}
+	return prev
+}
+
+// Signed views of int fields stored in words.
+func wordInt(w Word) int { return int(int64(w)) }
+func intWord(i int) Word { return Word(int64(i)) }

@@ -1,0 +1,113 @@
+package fgraph
+
+// getRetStack steps from pos to the frame below it: it sets *frame to the
+// frame start and reports whether there was one.
+// Source: get_ret_stack(), kernel/trace/fgraph.c v6.11+. The WARN_ON_ONCE on
+// a bad offset is recorded.
+func (m *Machine) getRetStack(s Site, t, pos int, frame *int) bool {
+	if pos <= 0 {
+		return false
+	}
+	pos--
+	w, ok := m.getFgraphEntry(s, t, pos)
+	if !ok {
+		return false
+	}
+	offs := GetFrameOffset(w)
+	if offs <= 0 || offs > pos {
+		m.warn(s, "WARN_ON_ONCE: get_ret_stack: bad offset %d at word %d", offs, pos)
+		return false
+	}
+	*frame = pos - offs
+	return true
+}
+
+// Frame is a decoded struct ftrace_ret_stack.
+type Frame struct {
+	Start           int
+	Ret, Func, Retp Word
+}
+
+func (m *Machine) readFrame(t, start int) Frame {
+	f := Frame{Start: start}
+	f.Ret = m.ld(SiteUnwindRet, m.WordAddr(t, start+FieldRet))
+	f.Func = m.ld(SiteUnwindFunc, m.WordAddr(t, start+FieldFunc))
+	f.Retp = m.ld(SiteUnwindRetp, m.WordAddr(t, start+m.cfg.FieldRetp()))
+	return f
+}
+
+// FtraceGraphGetRetStack returns task t's n-th frame from the top.
+// Source: ftrace_graph_get_ret_stack(), kernel/trace/fgraph.c v6.11+.
+func (m *Machine) FtraceGraphGetRetStack(t, n int) (Frame, bool) {
+	offset := wordInt(m.ld(SiteUnwindCurr, m.TaskBase(t)+TaskCurr))
+	if offset < 0 {
+		return Frame{}, false
+	}
+	var ok bool
+	for {
+		ok = m.getRetStack(SiteUnwindOffset, t, offset, &offset)
+		n--
+		if !ok || n < 0 {
+			break
+		}
+	}
+	if !ok {
+		return Frame{}, false
+	}
+	return m.readFrame(t, offset), true
+}
+
+// FtraceGraphTopRetAddr returns the first return address on task t's shadow
+// stack that is not return_to_handler, or 0.
+// Source: ftrace_graph_top_ret_addr(), gregkh/linux 000aa47a51233.
+func (m *Machine) FtraceGraphTopRetAddr(t int) Word {
+	offset := wordInt(m.ld(SiteUnwindCurr, m.TaskBase(t)+TaskCurr))
+	if offset < 0 {
+		return 0
+	}
+	for {
+		if !m.getRetStack(SiteUnwindOffset, t, offset, &offset) {
+			return 0
+		}
+		if r := m.ld(SiteUnwindRet, m.WordAddr(t, offset+FieldRet)); r != ReturnToHandler {
+			return r
+		}
+	}
+}
+
+// FtraceGraphRetAddr converts a return address found on task t's real stack
+// at retp back to its original value. idx is the unwinder's cursor (nil for
+// a caller that passes NULL).
+// Source: ftrace_graph_ret_addr(), kernel/trace/fgraph.c v6.11+ with
+// 29c1c24a2707 (idx cursor) and 375bb57292f4 (tail calls); the seed form
+// ignores idx and has no tail-call clause.
+func (m *Machine) FtraceGraphRetAddr(t int, idx *int, ret, retp Word) Word {
+	if ret != ReturnToHandler {
+		return ret
+	}
+	mu := m.cfg.Mutants
+	seed := m.cfg.Variant == Seed
+	if idx == nil && !seed {
+		return ret
+	}
+	var i int
+	if !seed && !mu.Has(MF5Idx) && *idx != 0 {
+		i = *idx
+	} else {
+		i = wordInt(m.ld(SiteUnwindCurr, m.TaskBase(t)+TaskCurr))
+	}
+	for i > 0 {
+		if !m.getRetStack(SiteUnwindOffset, t, i, &i) {
+			break
+		}
+		fr := m.ld(SiteUnwindRet, m.WordAddr(t, i+FieldRet))
+		if m.ld(SiteUnwindRetp, m.WordAddr(t, i+m.cfg.FieldRetp())) == retp &&
+			(seed || mu.Has(MF5Tail) || fr != ReturnToHandler) {
+			if idx != nil && !seed && !mu.Has(MF5Idx) {
+				*idx = i
+			}
+			return fr
+		}
+	}
+	return ret
+}

@@ -1,0 +1,3 @@
+module github.com/fgcheck/fgcheck
+
+go 1.26
