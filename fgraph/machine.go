@@ -128,7 +128,7 @@ func NewMachine(c Config) (*Machine, error) {
 		// The last task plays the idle task of the CPU (F7).
 		m.tasks[c.Tasks-1].idle = true
 	}
-	m.Mem[AddrDoDirect] = 1 // DEFINE_STATIC_KEY_TRUE(fgraph_do_direct)
+	m.Mem[AddrDoDirect] = m.doDirectDefault() // DEFINE_STATIC_KEY_TRUE/FALSE(fgraph_do_direct)
 	m.Mem[AddrFunc] = HandleStub
 	m.Mem[AddrRetfunc] = HandleStub
 	m.Mem[AddrDirectGops] = HandleStub
@@ -200,7 +200,7 @@ func (m *Machine) Reset() {
 		m.tasks[i].alive = true
 		m.Mem[m.tasks[i].base+TaskDepth] = intWord(-1)
 	}
-	m.Mem[AddrDoDirect] = 1
+	m.Mem[AddrDoDirect] = m.doDirectDefault()
 	m.Mem[AddrFunc] = HandleStub
 	m.Mem[AddrRetfunc] = HandleStub
 	m.Mem[AddrDirectGops] = HandleStub

@@ -66,6 +66,17 @@ func (m *Machine) noDirect() bool {
 	return m.cfg.EntryForAll && m.cfg.Variant == Latest && !m.cfg.Mutants.Has(MF10)
 }
 
+// doDirectDefault is the initial value of the static key fgraph_do_direct:
+// DEFINE_STATIC_KEY_TRUE, but DEFINE_STATIC_KEY_FALSE when FGRAPH_NO_DIRECT
+// (f4ff9f646a4d: an entry-for-all arch in the latest kernel; the entry and
+// return paths test !FGRAPH_NO_DIRECT before the key).
+func (m *Machine) doDirectDefault() Word {
+	if m.cfg.EntryForAll && m.cfg.Variant == Latest && !m.cfg.Mutants.Has(MF10) {
+		return 0
+	}
+	return 1
+}
+
 // ftraceGraphEnableDirect points the static calls at one user.
 // Source: ftrace_graph_enable_direct(); the key write is
 // static_branch_disable until 53b2fae90ff0 (Feb 2026, F9), then enable.
