@@ -16,7 +16,7 @@ func (m *Machine) functionGraphEnterRegs(ret, fn, fp, retp Word) int {
 			return EBUSY
 		}
 	}
-	tr := Trace{Func: fn}
+	tr := Trace{Func: fn, Retp: retp}
 	tr.Depth = wordInt(m.ld(SiteEnterDepthLoad, c+TaskDepth)) + 1
 	m.st(SiteEnterDepthStore, c+TaskDepth, intWord(tr.Depth))
 

@@ -20,16 +20,23 @@ type recHooks struct {
 	m      *Machine
 	stores []storeRec
 	sites  map[Site]int
+	// kinds is the access kind of the last load at each site.
+	kinds map[Site]Kind
+	// rereads counts Reread calls per site; rereadTo, if it has the
+	// site, is the value the "second load" returns (a torn read).
+	rereads  map[Site]int
+	rereadTo map[Site]Word
 }
 
 func attachRec(m *Machine) *recHooks {
-	h := &recHooks{m: m, sites: map[Site]int{}}
+	h := &recHooks{m: m, sites: map[Site]int{}, kinds: map[Site]Kind{}, rereads: map[Site]int{}, rereadTo: map[Site]Word{}}
 	m.SetHooks(h)
 	return h
 }
 
 func (h *recHooks) Load(s Site, a Addr, k Kind) Word {
 	h.sites[s]++
+	h.kinds[s] = k
 	return h.m.Mem[a]
 }
 
@@ -48,11 +55,12 @@ func (h *recHooks) AtomicAdd(s Site, a Addr, delta int64) Word {
 
 func (h *recHooks) Fence(s Site, f Fence) { h.sites[s]++ }
 
-func (h *recHooks) Reread(s Site, a Addr, prev Word) Word { return prev }
-
-func (h *recHooks) reset() {
-	h.stores = h.stores[:0]
-	clear(h.sites)
+func (h *recHooks) Reread(s Site, a Addr, prev Word) Word {
+	h.rereads[s]++
+	if v, ok := h.rereadTo[s]; ok {
+		return v
+	}
+	return prev
 }
 
 // taskWordStores returns the shadow-stack indices of task t written so far,
@@ -102,10 +110,10 @@ func hasWarning(m *Machine, sub string) bool {
 	return false
 }
 
-// records filters m.Log by kind and user (ops index; -2 means any).
-func records(m *Machine, kind RecordKind, ops int) []Record {
+// records filters a log by kind and user (ops index; -2 means any).
+func records(log []Record, kind RecordKind, ops int) []Record {
 	var out []Record
-	for _, r := range m.Log {
+	for _, r := range log {
 		if r.Kind == kind && (ops == -2 || r.Ops == ops) {
 			out = append(out, r)
 		}

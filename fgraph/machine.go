@@ -83,6 +83,10 @@ type Machine struct {
 	// Warnings holds every WARN and refusal the kernel code would print or count.
 	Warnings []Warning
 
+	// Handlers counts ftrace_return_to_handler runs per context level.
+	Handlers [8]int
+	returns  int
+
 	regGen      int // registration generation counter (for the model and oracles)
 	clock       Word
 	initialized bool // fgraph_array[0] != NULL
@@ -210,5 +214,6 @@ func (m *Machine) Reset() {
 	m.Log = m.Log[:0]
 	m.Warnings = m.Warnings[:0]
 	m.Current, m.Level = 0, 0
+	m.Handlers, m.returns, m.clock = [8]int{}, 0, 0
 	m.regGen, m.initialized, m.cpuhpDone = 0, false, false
 }

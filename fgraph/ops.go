@@ -77,11 +77,12 @@ func (m *Machine) opsOf(h Word) *Ops {
 	return m.ops[h-2]
 }
 
-// Pattern is the payload word i that user k writes for a frame of fn at depth
-// in registration generation gen.
-func Pattern(k, gen, fn, depth, i int) Word {
+// Pattern is the payload word i that user k writes in registration
+// generation gen for a frame of fn whose return address lives at retp (the
+// user reads the stack pointer from fregs; retp identifies a live frame).
+func Pattern(k, gen, fn int, retp Word, i int) Word {
 	return 0xda<<56 | Word(k&0xf)<<52 | Word(gen&0xfff)<<40 | Word(fn&0xffff)<<24 |
-		Word(depth&0xffff)<<8 | Word(i&0xff)
+		(retp&0xffff)<<8 | Word(i&0xff)
 }
 
 // RecordKind says which callback a Record is.
@@ -123,6 +124,9 @@ type Trace struct {
 	Depth    int
 	Overrun  int
 	Calltime Word
+	// Retp is not a kernel field: it stands for what a user reads from
+	// fregs (the stack pointer), to tag its payload with the frame.
+	Retp Word
 }
 
 // entryfunc runs user o's entry callback for gops (the pointer passed).
@@ -148,7 +152,10 @@ func (m *Machine) entryfunc(o *Ops, gops Word, tr *Trace, torn bool) bool {
 		m.Return()
 	}
 	if o.DataBytes > 0 && m.cfg.Variant != Seed {
+		// fgraph_reserve_data is exported and called out of line.
+		m.fence(SiteReserveCall, CallIn)
 		p := m.fgraphReserveData(idx, o.DataBytes)
+		m.fence(SiteReserveCall, CallOut)
 		if p < 0 {
 			m.Log = append(m.Log, rec)
 			return false
@@ -156,7 +163,7 @@ func (m *Machine) entryfunc(o *Ops, gops Word, tr *Trace, torn bool) bool {
 		n := (o.DataBytes + LongSize - 1) / LongSize
 		rec.Data = make([]Word, n)
 		for i := 0; i < n; i++ {
-			v := Pattern(o.k, o.gen, fn, tr.Depth, i)
+			v := Pattern(o.k, o.gen, fn, tr.Retp, i)
 			rec.Data[i] = v
 			m.st(SiteUserPayload, m.word(p+i), v)
 		}
@@ -176,11 +183,13 @@ func (m *Machine) retfunc(o *Ops, gops Word, tr *Trace, torn bool) {
 		Func: tr.Func, Depth: tr.Depth, Torn: torn, Gops: gops, Accepted: true}
 	if o.DataBytes > 0 && m.cfg.Variant != Seed {
 		var p, size int
+		m.fence(SiteRetrieveCall, CallIn)
 		if m.cfg.Variant == V611 {
 			p, size = m.fgraphRetrieveData(idx)
 		} else {
 			p, size = m.fgraphRetrieveParentData(idx, 0)
 		}
+		m.fence(SiteRetrieveCall, CallOut)
 		if p >= 0 {
 			n := size / LongSize
 			rec.Data = make([]Word, n)

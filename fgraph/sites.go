@@ -95,6 +95,8 @@ const (
 	SiteUserIdx
 	SiteUserPayload
 	SiteUserPayloadLoad
+	SiteReserveCall
+	SiteRetrieveCall
 	numSites
 )
 
@@ -186,6 +188,8 @@ var siteNames = [...]string{
 	SiteUserIdx:           "user.idx",
 	SiteUserPayload:       "user.payload",
 	SiteUserPayloadLoad:   "user.payload_load",
+	SiteReserveCall:       "reserve.call",
+	SiteRetrieveCall:      "retrieve.call",
 }
 
 func (s Site) String() string {

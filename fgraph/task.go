@@ -96,11 +96,29 @@ func (m *Machine) archGate(fn int) bool {
 			continue
 		}
 		any = true
-		if o.Traces(fn) {
+		if m.cfg.Variant == Seed || o.Traces(fn) {
 			return true
 		}
 	}
 	return any && m.cfg.EntryForAll
+}
+
+// PeekCall returns the return address and slot address that Call(fn, tail)
+// will use, without doing anything.
+func (m *Machine) PeekCall(tail bool) (ret, retp Word) {
+	ti := &m.tasks[m.Current]
+	if tail && len(ti.slots) > 0 && ti.slots[len(ti.slots)-1].ctx == m.Level {
+		sl := ti.slots[len(ti.slots)-1]
+		return sl.val, sl.retp
+	}
+	caller, n := 0, 0
+	for i := len(ti.slots) - 1; i >= 0; i-- {
+		if ti.slots[i].ctx == m.Level {
+			caller = ti.slots[i].fn
+			n++
+		}
+	}
+	return CallSite(caller, n), retpBase(m.Current, m.Level) + Word(n)*8
 }
 
 // Call is a call to function fn by the current context on the current task,
@@ -125,6 +143,7 @@ func (m *Machine) Call(fn int, tail bool) bool {
 		}
 		ret := CallSite(caller, n)
 		ti.slots = append(ti.slots, slot{retp: retpBase(m.Current, m.Level) + Word(n)*8, val: ret, orig: ret, fn: fn, ctx: m.Level})
+		_ = caller
 		sl = &ti.slots[len(ti.slots)-1]
 	}
 	if !m.archGate(fn) {
@@ -165,6 +184,7 @@ func (m *Machine) slotIndex(retp Word) int {
 // runs ftrace_return_to_handler (twice for a tail call). It returns the
 // address control reaches and the one the caller pushed.
 func (m *Machine) Return() (got, want Word) {
+	m.returns++
 	ti := &m.tasks[m.Current]
 	if len(ti.slots) == 0 || ti.slots[len(ti.slots)-1].ctx != m.Level {
 		m.warn(SiteCallDone, "return with no call in this context")
@@ -174,6 +194,7 @@ func (m *Machine) Return() (got, want Word) {
 	ti.slots = ti.slots[:len(ti.slots)-1]
 	v := sl.val
 	for n := 0; v == ReturnToHandler && n < 64; n++ {
+		m.Handlers[m.Level&7]++
 		v = m.ftraceReturnToHandler(0)
 		m.fence(SiteCallDone, CallOut)
 	}

@@ -89,6 +89,9 @@ type Slot struct {
 	Gen  int
 	// Ready: the user's filter is usable (ftrace_startup_subops ran).
 	Ready bool
+	// Leaving: unregister has begun but not returned; the kernel may or
+	// may not still call the user.
+	Leaving bool
 }
 
 // State is the whole model.
@@ -176,6 +179,14 @@ func (s *State) Register(u, idx int) error {
 	return nil
 }
 
+// BeginUnregister marks user u as leaving: until Unregister, callbacks may
+// or may not reach it.
+func (s *State) BeginUnregister(u int) {
+	if i := s.SlotOf(u); i >= 0 {
+		s.Slots[i].Leaving = true
+	}
+}
+
 // Unregister removes user u.
 func (s *State) Unregister(u int) error {
 	i := s.SlotOf(u)
@@ -223,6 +234,12 @@ func Payload(u, gen, fn int, retp uint64, i int) uint64 {
 // retp. claimed is the number of words already taken on t's stack by entries
 // still in flight in the contexts this call interrupts.
 func (s *State) Call(t, fn int, ret, funcAddr, retp uint64, claimed int) CallResult {
+	return s.CallWith(t, fn, ret, funcAddr, retp, claimed, 0)
+}
+
+// CallWith is Call where called says which leaving users' entryfuncs the
+// kernel did run (bit i: slot i); other leaving users are skipped.
+func (s *State) CallWith(t, fn int, ret, funcAddr, retp uint64, claimed int, called uint16) CallResult {
 	var r CallResult
 	if !s.Traced(fn) {
 		return r
@@ -242,7 +259,7 @@ func (s *State) Call(t, fn int, ret, funcAddr, retp uint64, claimed int) CallRes
 	curr += c.F + 1
 	f := Frame{Ret: ret, Func: funcAddr, Retp: retp}
 	for i, sl := range s.Slots {
-		if sl.User < 0 {
+		if sl.User < 0 || sl.Leaving && called&(1<<i) == 0 {
 			continue
 		}
 		u := s.Users[sl.User]
@@ -302,7 +319,11 @@ type ReturnResult struct {
 // Return pops task t's top frame and lists the retfuncs the kernel runs:
 // every slot whose bit is set and that holds a user now (whoever it is, as
 // the kernel does; the protocol oracle judges that separately).
-func (s *State) Return(t int) (ReturnResult, error) {
+func (s *State) Return(t int) (ReturnResult, error) { return s.ReturnWith(t, 0) }
+
+// ReturnWith is Return where called says which leaving users' retfuncs the
+// kernel did run.
+func (s *State) ReturnWith(t int, called uint16) (ReturnResult, error) {
 	tk := &s.Tasks[t]
 	if len(tk.Frames) == 0 {
 		return ReturnResult{}, fmt.Errorf("return on task %d with no frame", t)
@@ -313,7 +334,7 @@ func (s *State) Return(t int) (ReturnResult, error) {
 	r := ReturnResult{Frame: f}
 	for i := 0; i < Slots; i++ {
 		sl := s.Slots[i]
-		if f.Bits&(1<<i) == 0 || sl.User < 0 {
+		if f.Bits&(1<<i) == 0 || sl.User < 0 || sl.Leaving && called&(1<<i) == 0 {
 			continue
 		}
 		if s.Cfg.GenCounter && uint32(s.SlotGen[i]&3) != (f.Gens>>(2*i))&3 {
