@@ -69,6 +69,10 @@ type Config struct {
 	// the function tracer trampoline for every traced function (no
 	// per-ops graph calls, e.g. 32-bit x86): the F10 setting.
 	EntryForAll bool
+	// ReserveIrqOff is the fix variant for the reserve-window finding
+	// (docs/findings.md): fgraph_reserve_data runs with interrupts masked
+	// (local_irq_save/restore; the harness masks its NMIs too).
+	ReserveIrqOff bool
 	// StaticCall is CONFIG_HAVE_STATIC_CALL: direct (single-user) mode
 	// exists. Ignored for Seed.
 	StaticCall bool

@@ -5,6 +5,10 @@ package fgraph
 // Source: fgraph_reserve_data(), kernel/trace/fgraph.c v6.11+ (91c46b0aa917).
 // kernel-fgraph.md section 2.3.
 func (m *Machine) fgraphReserveData(idx, sizeBytes int) int {
+	if m.cfg.ReserveIrqOff {
+		m.fence(SiteReserveCall, IrqOff)
+		defer m.fence(SiteReserveCall, IrqOn)
+	}
 	c := m.cur()
 	mu := m.cfg.Mutants
 	curr := wordInt(m.ld(SiteReserveCurr, c+TaskCurr))

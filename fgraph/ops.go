@@ -17,6 +17,9 @@ type Ops struct {
 	DataBytes int
 	// CallInEntry, if non-zero, is a traced function entryfunc calls (F14).
 	CallInEntry int
+	// RejectAfter lists functions for which entryfunc reserves its data
+	// and then returns 0.
+	RejectAfter []int
 
 	k   int  // index in Machine.ops
 	gen int  // registration generation of the current registration
@@ -143,7 +146,7 @@ func (m *Machine) entryfunc(o *Ops, gops Word, tr *Trace, torn bool) bool {
 	o.in[m.Level&7]++
 	defer func() { o.in[m.Level&7]-- }()
 	fn := FuncOf(tr.Func)
-	if !o.Accepts(fn) {
+	if !o.Accepts(fn) && !(len(o.RejectAfter) > 0 && contains(o.RejectAfter, fn)) {
 		m.Log = append(m.Log, rec)
 		return false
 	}
@@ -167,6 +170,11 @@ func (m *Machine) entryfunc(o *Ops, gops Word, tr *Trace, torn bool) bool {
 			rec.Data[i] = v
 			m.st(SiteUserPayload, m.word(p+i), v)
 		}
+	}
+	if len(o.RejectAfter) > 0 && contains(o.RejectAfter, fn) {
+		rec.Data = nil
+		m.Log = append(m.Log, rec)
+		return false
 	}
 	rec.Accepted = true
 	m.Log = append(m.Log, rec)

@@ -23,9 +23,11 @@ const (
 	CallIn               // entering an opaque function (a user callback)
 	CallOut              // returning from an opaque function
 	OpEnd                // end of a top-level operation
+	IrqOff               // local_irq_save(): no interrupt until IrqOn (a barrier too)
+	IrqOn                // local_irq_restore()
 )
 
-var fenceNames = [...]string{"barrier", "smp_rmb", "smp_wmb", "call", "return", "end"}
+var fenceNames = [...]string{"barrier", "smp_rmb", "smp_wmb", "call", "return", "end", "irq_off", "irq_on"}
 
 func (f Fence) String() string { return fenceNames[f] }
 

@@ -97,6 +97,7 @@ const (
 	SiteUserPayloadLoad
 	SiteReserveCall
 	SiteRetrieveCall
+	SiteOpStart
 	numSites
 )
 
@@ -190,6 +191,7 @@ var siteNames = [...]string{
 	SiteUserPayloadLoad:   "user.payload_load",
 	SiteReserveCall:       "reserve.call",
 	SiteRetrieveCall:      "retrieve.call",
+	SiteOpStart:           "op.start",
 }
 
 func (s Site) String() string {

@@ -34,6 +34,8 @@ type User struct {
 	Filter    []int // nil: every function
 	Accept    []int // nil: every function
 	DataWords int   // 0: no reservation
+	// RejectAfter: functions for which the user reserves, then rejects.
+	RejectAfter []int
 }
 
 func in(set []int, fn int) bool { return len(set) == 0 || slices.Contains(set, fn) }
@@ -234,12 +236,13 @@ func Payload(u, gen, fn int, retp uint64, i int) uint64 {
 // retp. claimed is the number of words already taken on t's stack by entries
 // still in flight in the contexts this call interrupts.
 func (s *State) Call(t, fn int, ret, funcAddr, retp uint64, claimed int) CallResult {
-	return s.CallWith(t, fn, ret, funcAddr, retp, claimed, 0)
+	return s.CallWith(t, fn, ret, funcAddr, retp, claimed, 0, 0)
 }
 
-// CallWith is Call where called says which leaving users' entryfuncs the
-// kernel did run (bit i: slot i); other leaving users are skipped.
-func (s *State) CallWith(t, fn int, ret, funcAddr, retp uint64, claimed int, called uint16) CallResult {
+// CallWith is Call for a call during which the user table changed: for a
+// slot in flux (bit i: slot i; leaving slots always are), the kernel may or
+// may not have run the user, and called says which it did.
+func (s *State) CallWith(t, fn int, ret, funcAddr, retp uint64, claimed int, flux, called uint16) CallResult {
 	var r CallResult
 	if !s.Traced(fn) {
 		return r
@@ -259,7 +262,7 @@ func (s *State) CallWith(t, fn int, ret, funcAddr, retp uint64, claimed int, cal
 	curr += c.F + 1
 	f := Frame{Ret: ret, Func: funcAddr, Retp: retp}
 	for i, sl := range s.Slots {
-		if sl.User < 0 || sl.Leaving && called&(1<<i) == 0 {
+		if sl.User < 0 || (sl.Leaving || flux&(1<<i) != 0) && called&(1<<i) == 0 {
 			continue
 		}
 		u := s.Users[sl.User]
@@ -268,6 +271,9 @@ func (s *State) CallWith(t, fn int, ret, funcAddr, retp uint64, claimed int, cal
 		}
 		e := EntryCall{Idx: i, User: sl.User, Gen: sl.Gen}
 		ok := in(u.Accept, fn)
+		if len(u.RejectAfter) > 0 && slices.Contains(u.RejectAfter, fn) {
+			ok = false // reserves, writes, then returns 0: the kernel discards it
+		}
 		if ok && u.DataWords > 0 && !c.NoData {
 			if curr+u.DataWords+1 >= c.MaxOffset() {
 				ok = false
@@ -319,11 +325,11 @@ type ReturnResult struct {
 // Return pops task t's top frame and lists the retfuncs the kernel runs:
 // every slot whose bit is set and that holds a user now (whoever it is, as
 // the kernel does; the protocol oracle judges that separately).
-func (s *State) Return(t int) (ReturnResult, error) { return s.ReturnWith(t, 0) }
+func (s *State) Return(t int) (ReturnResult, error) { return s.ReturnWith(t, 0, 0) }
 
-// ReturnWith is Return where called says which leaving users' retfuncs the
-// kernel did run.
-func (s *State) ReturnWith(t int, called uint16) (ReturnResult, error) {
+// ReturnWith is Return for a return during which the user table changed
+// (see CallWith).
+func (s *State) ReturnWith(t int, flux, called uint16) (ReturnResult, error) {
 	tk := &s.Tasks[t]
 	if len(tk.Frames) == 0 {
 		return ReturnResult{}, fmt.Errorf("return on task %d with no frame", t)
@@ -334,7 +340,7 @@ func (s *State) ReturnWith(t int, called uint16) (ReturnResult, error) {
 	r := ReturnResult{Frame: f}
 	for i := 0; i < Slots; i++ {
 		sl := s.Slots[i]
-		if f.Bits&(1<<i) == 0 || sl.User < 0 || sl.Leaving && called&(1<<i) == 0 {
+		if f.Bits&(1<<i) == 0 || sl.User < 0 || (sl.Leaving || flux&(1<<i) != 0) && called&(1<<i) == 0 {
 			continue
 		}
 		if s.Cfg.GenCounter && uint32(s.SlotGen[i]&3) != (f.Gens>>(2*i))&3 {

@@ -1,0 +1,348 @@
+package harness
+
+import (
+	"github.com/fgcheck/fgcheck/fgraph"
+)
+
+// The compiler store-buffer model (docs/compiler-model.md).
+//
+// A context's stores are buffered per barrier-delimited region and commit at
+// the region's end in one of the orders the compiler may emit:
+//   - two stores to the same address keep program order;
+//   - ONCE (and atomic) stores keep program order among themselves; plain
+//     stores may move across them;
+//   - with alias analysis off (the default) plain stores to different
+//     addresses may swap; with Scenario.Alias a store to a ret_stack word
+//     keeps its order against other word stores and task-field stores;
+//   - a plain store overwritten later in the region may be dropped.
+// One compiled binary has one order per static region (named by its first
+// store's site), so a run picks the order at the region's first instance
+// and applies it to every later instance.
+
+// mustPrecede reports whether the store at i must commit before the one at j
+// (i < j in program order).
+func (r *runner) mustPrecede(a, b pending) bool {
+	if a.addr == b.addr {
+		return true
+	}
+	if a.kind != fgraph.Plain && b.kind != fgraph.Plain {
+		return true
+	}
+	if r.sc.Alias {
+		wa, ta := r.classify(a.addr)
+		wb, tb := r.classify(b.addr)
+		if (wa && (wb || tb)) || (wb && ta) {
+			return true
+		}
+	}
+	return false
+}
+
+// aliasKeeps reports whether alias analysis would keep a before b.
+func (r *runner) aliasKeeps(a, b pending) bool {
+	wa, ta := r.classify(a.addr)
+	wb, tb := r.classify(b.addr)
+	return (wa && (wb || tb)) || (wb && ta)
+}
+
+// classify says whether a is a shadow-stack word or a task field.
+func (r *runner) classify(a fgraph.Addr) (word, field bool) {
+	for t := range r.sc.Tasks {
+		b := r.m.TaskBase(t)
+		if a >= b && a < b+fgraph.TaskWords {
+			return false, true
+		}
+		if a >= b+fgraph.TaskWords && a < b+fgraph.TaskWords+fgraph.Addr(r.cfg.StackWords) {
+			return true, false
+		}
+	}
+	return false, false
+}
+
+// dead reports which stores a later store to the same address overwrites
+// in this region (plain stores only).
+func dead(buf []pending) []bool {
+	var d []bool
+	for i := range buf {
+		if buf[i].kind != fgraph.Plain {
+			continue
+		}
+		for j := i + 1; j < len(buf); j++ {
+			if buf[j].addr == buf[i].addr {
+				if d == nil {
+					d = make([]bool, len(buf))
+				}
+				d[i] = true
+				break
+			}
+		}
+	}
+	return d
+}
+
+// extensions lists the legal commit orders of keep (indices into buf), in
+// lexicographic order, so the program order comes first.
+func (r *runner) extensions(buf []pending, keep []int, limit int) [][]int {
+	var out [][]int
+	used := make([]bool, len(keep))
+	cur := make([]int, 0, len(keep))
+	var rec func()
+	rec = func() {
+		if len(out) >= limit {
+			return
+		}
+		if len(cur) == len(keep) {
+			out = append(out, append([]int(nil), cur...))
+			return
+		}
+		for x, j := range keep {
+			if used[x] {
+				continue
+			}
+			ok := true
+			for y := 0; y < x; y++ {
+				if !used[y] && r.mustPrecede(buf[keep[y]], buf[j]) {
+					ok = false
+					break
+				}
+			}
+			if !ok {
+				continue
+			}
+			used[x] = true
+			cur = append(cur, j)
+			rec()
+			cur = cur[:len(cur)-1]
+			used[x] = false
+		}
+	}
+	rec()
+	return out
+}
+
+const maxOrders = 5040
+
+// regionOrder returns the commit order and the dropped stores of c's region.
+func (r *runner) regionOrder(c *ctx, buf []pending) (order, drop []int) {
+	n := len(buf)
+	region := buf[0].site
+	if sites, ok := r.orders[region]; ok {
+		return r.applyOrder(buf, sites, r.drops[region])
+	}
+	if n < 2 {
+		return []int{0}, nil
+	}
+	// Replay: the file names the order by sites.
+	if r.rep != nil {
+		if o := r.rep.orderFor(region); o != nil {
+			r.orders[region], r.drops[region] = o.Sites, o.Drop
+			r.rUsed++
+			r.sched.Orders = append(r.sched.Orders, *o)
+			r.noteAlias(buf, o.Sites, o.Drop)
+			return r.applyOrder(buf, o.Sites, o.Drop)
+		}
+		r.orders[region] = sitesOf(buf, identity(n))
+		return identity(n), nil
+	}
+	if r.rUsed >= r.sc.Bound.R || r.sc.Bound.spent(r.kUsed, r.rUsed, r.eUsed) {
+		r.orders[region] = sitesOf(buf, identity(n))
+		return identity(n), nil
+	}
+	all := identity(n)
+	opts := make([]Option, 0, 8)
+	for _, e := range r.extensions(buf, all, maxOrders) {
+		opts = append(opts, Option{Kind: OptOrder, Order: e})
+	}
+	if d := dead(buf); d != nil {
+		var keep, dr []int
+		for i := range buf {
+			if d[i] {
+				dr = append(dr, i)
+			} else {
+				keep = append(keep, i)
+			}
+		}
+		for _, e := range r.extensions(buf, keep, maxOrders) {
+			opts = append(opts, Option{Kind: OptOrder, Order: e, Drop: dr})
+		}
+	}
+	i := 0
+	if len(opts) > 1 {
+		p := Point{Kind: PointOrder, Ctx: c.name, Pos: Pos{Site: region, Occ: 1}, Level: c.level, Index: r.points}
+		r.points++
+		i = r.ch.Choose(&p, opts)
+		if i < 0 || i >= len(opts) {
+			i = 0
+		}
+	}
+	o := opts[i]
+	sites := sitesOf(buf, o.Order)
+	dsites := sitesOf(buf, o.Drop)
+	r.orders[region], r.drops[region] = sites, dsites
+	if i != 0 {
+		r.rUsed++
+		r.sched.Orders = append(r.sched.Orders, Order{Region: region, Sites: sites, Drop: dsites})
+		r.noteAlias(buf, sites, dsites)
+		r.tracef(c.level, "%s order %s = %s", c.name, region, orderLabel(buf, o))
+	}
+	return o.Order, o.Drop
+}
+
+func identity(n int) []int {
+	o := make([]int, n)
+	for i := range o {
+		o[i] = i
+	}
+	return o
+}
+
+func sitesOf(buf []pending, idx []int) []fgraph.Site {
+	if len(idx) == 0 {
+		return nil
+	}
+	s := make([]fgraph.Site, len(idx))
+	for i, j := range idx {
+		s[i] = buf[j].site
+	}
+	return s
+}
+
+// applyOrder orders a dynamic instance by a recorded site order: a
+// topological sort of the constraints, lowest recorded rank first, then
+// program order. Stores of dropped sites are dropped only where dead.
+func (r *runner) applyOrder(buf []pending, sites, drops []fgraph.Site) (order, drop []int) {
+	n := len(buf)
+	d := dead(buf)
+	rank := func(s fgraph.Site) int {
+		for i, x := range sites {
+			if x == s {
+				return i
+			}
+		}
+		return len(sites)
+	}
+	keep := make([]bool, n)
+	for i := range buf {
+		keep[i] = true
+		if d != nil && d[i] {
+			for _, s := range drops {
+				if s == buf[i].site {
+					keep[i] = false
+					drop = append(drop, i)
+					break
+				}
+			}
+		}
+	}
+	done := make([]bool, n)
+	for len(order)+len(drop) < n {
+		best := -1
+		for j := 0; j < n; j++ {
+			if done[j] || !keep[j] {
+				continue
+			}
+			ok := true
+			for i := 0; i < j; i++ {
+				if !done[i] && keep[i] && r.mustPrecede(buf[i], buf[j]) {
+					ok = false
+					break
+				}
+			}
+			if ok && (best < 0 || rank(buf[j].site) < rank(buf[best].site)) {
+				best = j
+			}
+		}
+		if best < 0 {
+			break
+		}
+		done[best] = true
+		order = append(order, best)
+	}
+	return order, drop
+}
+
+// noteAlias records whether a chosen order is one alias analysis forbids.
+func (r *runner) noteAlias(buf []pending, sites, drops []fgraph.Site) {
+	if r.sc.Alias {
+		return
+	}
+	pos := func(s fgraph.Site) int {
+		for i, x := range sites {
+			if x == s {
+				return i
+			}
+		}
+		return -1
+	}
+	for i := range buf {
+		for j := i + 1; j < len(buf); j++ {
+			pi, pj := pos(buf[i].site), pos(buf[j].site)
+			if pi > pj && pj >= 0 && r.aliasKeeps(buf[i], buf[j]) {
+				r.aliasDep = true
+			}
+		}
+	}
+}
+
+// onCommit follows the in-flight state of the context's entry and return.
+func (r *runner) onCommit(c *ctx, st pending) {
+	if r.cov != nil {
+		r.cov.commit(st.site)
+	}
+	r.tracef(c.level, "%s commit %s [%#x] = %#x", c.name, st.site, int(st.addr), st.val)
+	if !r.opt.NoOracles {
+		r.checkCapacity(c, st)
+	}
+	F := r.cfg.FrameWords
+	switch st.site {
+	case fgraph.SitePushW3:
+		if e := c.entry; e != nil {
+			e.pushed = true
+			e.top = int(int64(st.val))
+			e.base = e.top - (F + 1)
+		}
+	case fgraph.SiteReserveW2, fgraph.SiteEnterRestore:
+		if e := c.entry; e != nil && e.pushed {
+			e.top = int(int64(st.val))
+		}
+	case fgraph.SiteEnterOutRet:
+		if e := c.entry; e != nil {
+			e.pushed = false
+		}
+	case fgraph.SitePushW5Ret:
+		if e := c.entry; e != nil {
+			e.ok[0] = true
+		}
+	case fgraph.SitePushW5Func:
+		if e := c.entry; e != nil {
+			e.ok[1] = true
+		}
+	case fgraph.SitePushW5Retp:
+		if e := c.entry; e != nil {
+			e.ok[2] = true
+		}
+	case fgraph.SiteRetLower:
+		if p := c.pop; p != nil {
+			p.lowered++
+		}
+	case fgraph.SiteReserveW1:
+		c.resv = &inflightReserve{addr: st.addr, val: st.val}
+	}
+	if st.site == fgraph.SiteReserveW2 && c.resv != nil {
+		c.resv.raised = true
+	}
+	r.inReserveWindow = r.reserveWindow()
+}
+
+// reserveWindow reports whether some context on the CPU is inside
+// fgraph_reserve_data, has raised curr_ret_stack (reserve.w2), and the DATA
+// word it wrote (reserve.w1) is not in memory: an interrupt overwrote it and
+// the rewrite (reserve.w3) has not landed.
+func (r *runner) reserveWindow() bool {
+	for _, x := range r.ctxs {
+		if v := x.resv; v != nil && v.raised && r.m.Mem[v.addr] != v.val {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,107 @@
+package harness
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/fgcheck/fgcheck/fgraph"
+)
+
+// MaxLevel bounds the nesting levels coverage tracks.
+const MaxLevel = 4
+
+// Coverage counts, per site, the interrupts delivered there at each level,
+// and the commits seen.
+type Coverage struct {
+	Hits    [fgraph.NumSites][MaxLevel + 1]int64
+	Commits [fgraph.NumSites]int64
+}
+
+func (c *Coverage) hit(s fgraph.Site, level int) {
+	if level > MaxLevel {
+		level = MaxLevel
+	}
+	c.Hits[s][level]++
+}
+
+func (c *Coverage) commit(s fgraph.Site) { c.Commits[s]++ }
+
+// Merge adds o into c.
+func (c *Coverage) Merge(o *Coverage) {
+	for s := range c.Hits {
+		for l := range c.Hits[s] {
+			c.Hits[s][l] += o.Hits[s][l]
+		}
+		c.Commits[s] += o.Commits[s]
+	}
+}
+
+// Hit reports whether an interrupt was ever delivered at s.
+func (c *Coverage) Hit(s fgraph.Site) bool {
+	for _, n := range c.Hits[s] {
+		if n > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// RequiredSites are the push, reservation and pop sites the std run must hit
+// with an interrupt (store sites only when interrupts come only at commits).
+func RequiredSites(sc *Scenario) []fgraph.Site {
+	s := []fgraph.Site{
+		fgraph.SitePushW1, fgraph.SitePushW2, fgraph.SitePushW3, fgraph.SitePushW4,
+		fgraph.SitePushW5Ret, fgraph.SitePushW5Func, fgraph.SitePushW5Retp,
+		fgraph.SiteSetBitmap, fgraph.SiteRetLower,
+	}
+	if !sc.StoresOnly {
+		s = append(s, fgraph.SitePushCheck, fgraph.SitePushCurr, fgraph.SitePopCurr, fgraph.SitePopOffset,
+			fgraph.SitePopRet, fgraph.SitePopFunc, fgraph.SiteRetBitmap)
+	}
+	data := false
+	for _, u := range sc.Users {
+		if u.DataBytes > 0 {
+			data = true
+		}
+	}
+	if data && sc.Variant != fgraph.Seed {
+		s = append(s, fgraph.SiteReserveW1, fgraph.SiteReserveW2, fgraph.SiteReserveW3)
+		if !sc.StoresOnly {
+			s = append(s, fgraph.SiteReserveCurr, fgraph.SiteReservePrev)
+		}
+	}
+	return s
+}
+
+// Missing lists the required sites never hit.
+func (c *Coverage) Missing(sc *Scenario) []fgraph.Site {
+	var out []fgraph.Site
+	for _, s := range RequiredSites(sc) {
+		if !c.Hit(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Table renders the sites that saw interrupts, by level.
+func (c *Coverage) Table() string {
+	type row struct {
+		name string
+		h    [MaxLevel + 1]int64
+	}
+	var rows []row
+	for s := 1; s < fgraph.NumSites; s++ {
+		if c.Hit(fgraph.Site(s)) {
+			rows = append(rows, row{fgraph.Site(s).String(), c.Hits[s]})
+		}
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].name < rows[j].name })
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-24s %10s %10s %10s\n", "site", "level1", "level2", "level3")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%-24s %10d %10d %10d\n", r.name, r.h[1], r.h[2], r.h[3])
+	}
+	return b.String()
+}

@@ -1,0 +1,36 @@
+package harness
+
+import (
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/fgcheck/fgcheck/model"
+)
+
+// diffTask is the (-model +words) difference of two tasks, "" if equal. The
+// fast comparison runs first; go-cmp renders only a real difference.
+func diffTask(want, got model.Task) string {
+	if equalTask(want, got) {
+		return ""
+	}
+	return cmp.Diff(want, got, cmpopts.EquateEmpty())
+}
+
+func equalTask(a, b model.Task) bool {
+	if a.HasStack != b.HasStack || a.Depth != b.Depth || a.Overrun != b.Overrun || len(a.Frames) != len(b.Frames) {
+		return false
+	}
+	for i := range a.Frames {
+		x, y := &a.Frames[i], &b.Frames[i]
+		if x.Ret != y.Ret || x.Func != y.Func || x.Retp != y.Retp || x.Bits != y.Bits || x.Gens != y.Gens ||
+			x.EntryDepth != y.EntryDepth || len(x.Data) != len(y.Data) || len(x.Accepted) != len(y.Accepted) {
+			return false
+		}
+		for j := range x.Data {
+			if x.Data[j].Idx != y.Data[j].Idx || !equalWords(x.Data[j].Words, y.Data[j].Words) {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,120 @@
+package harness
+
+import (
+	"strings"
+
+	"github.com/fgcheck/fgcheck/fgraph"
+)
+
+// KnownFinding is a violation of a real kernel variant's faithful port: a
+// finding about the kernel, excused by a narrow allowance (that variant, that
+// oracle, that message) and reported separately. docs/findings.md has each
+// one's trace, consequence and fix variant. Strict mode turns them off.
+type KnownFinding struct {
+	Name     string
+	Variants []fgraph.Variant
+	Oracle   string
+	// Also lists further oracles the same window can trip.
+	Also []string
+	// Match is the narrow allowance.
+	Match func(r *runner, v Violation) bool
+	Fix   string // the fix variant that passes strictly
+	Desc  string
+}
+
+// KnownFindings is the list, in the order docs/findings.md presents them.
+var KnownFindings = []KnownFinding{
+	{
+		Name: "reserve-window", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V611}, Oracle: OracleUnwinder, Also: []string{OraclePanic}, Fix: "reserve-irqoff",
+		Desc:  "fgraph_reserve_data writes the DATA word, then raises curr_ret_stack, then rewrites the word; an interrupt that pushes a frame before the raise can overwrite the word, and until the rewrite an unwinder reads the interrupt's leftover as the top meta word",
+		Match: func(r *runner, v Violation) bool { return r.inReserveWindow },
+	},
+	{
+		Name: "reserve-window-frames", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V611}, Oracle: OracleRetAddr, Fix: "reserve-irqoff",
+		Desc:  "as reserve-window, when the interrupt's leftover happens to be a well-formed meta word: ftrace_graph_get_ret_stack sees a bogus frame",
+		Match: func(r *runner, v Violation) bool { return r.inReserveWindow },
+	},
+	{
+		Name: "reserve-reorder", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V611}, Oracle: OracleUnwinder, Also: []string{OraclePanic, OracleRetAddr, OracleModel, OracleCallback, OracleTransparency, OracleCapacity}, Fix: "reserve-irqoff (or the alias option)",
+		Desc: "no barrier separates the raise of curr_ret_stack from the rewrite of the DATA word in fgraph_reserve_data; without alias knowledge the compiler may emit the rewrite first, so an interrupt's overwrite of the DATA word survives for the life of the frame (depends on alias analysis)",
+		Match: func(r *runner, v Violation) bool {
+			if !v.AliasDependent {
+				return false
+			}
+			o := r.orders[fgraph.SiteReserveW2]
+			w2, w3 := -1, -1
+			for i, s := range o {
+				switch s {
+				case fgraph.SiteReserveW2:
+					w2 = i
+				case fgraph.SiteReserveW3:
+					w3 = i
+				}
+			}
+			return w3 >= 0 && w2 > w3
+		},
+	},
+	{
+		Name: "F1-bit0", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V611, fgraph.Seed}, Oracle: OracleCallback, Fix: "no-bit0",
+		Desc: "BIT(0) is set in every bitmap word, so the user at index 0 gets retfuncs (with no data) for frames it never accepted",
+		Match: func(r *runner, v Violation) bool {
+			return !r.cfg.NoBit0 && strings.Contains(v.Msg, "(idx 0) ran for func") && strings.Contains(v.Msg, "whose entry it never accepted")
+		},
+	},
+	{
+		Name: "F3-torn-return", Variants: []fgraph.Variant{fgraph.V611, fgraph.Seed}, Oracle: OracleCallback, Fix: "latest (d65474033740)",
+		Desc: "the return loop loads fgraph_array[i] plainly; the compiler may load it again after the stub check, so an unregister in between sends the call to the stub's retfunc",
+		Match: func(r *runner, v Violation) bool {
+			return !r.cfg.Mutants.Has(fgraph.MF3) && strings.HasPrefix(v.Msg, "return callback reached &fgraph_stub through a re-read")
+		},
+	},
+	{
+		Name: "F2-seed-torn-entry", Variants: []fgraph.Variant{fgraph.Seed}, Oracle: OracleCallback, Fix: "v6.11 (63a8dfb88911)",
+		Desc: "the seed's entry loop loads fgraph_array[i] plainly; a re-load after the stub check can reach the stub's entryfunc (harmless there: no filter test in the seed)",
+		Match: func(r *runner, v Violation) bool {
+			return strings.HasPrefix(v.Msg, "entry callback reached &fgraph_stub through a re-read")
+		},
+	},
+	{
+		Name: "F9-direct-off", Variants: []fgraph.Variant{fgraph.V611}, Oracle: OracleModel, Fix: "latest (53b2fae90ff0)",
+		Desc: "ftrace_graph_enable_direct(true) turns the static key off, so after two users drop to one direct mode never comes back",
+		Match: func(r *runner, v Violation) bool {
+			return !r.cfg.Mutants.Has(fgraph.MF9) && strings.HasPrefix(v.Msg, "one user registered but direct mode is off")
+		},
+	},
+	{
+		Name: "F6-seed-reuse", Variants: []fgraph.Variant{fgraph.Seed}, Oracle: OracleCallback, Fix: "gen-counter",
+		Desc: "the seed hands out the lowest free index, so a new user immediately inherits retfuncs for frames pushed for the old one",
+		Match: func(r *runner, v Violation) bool {
+			return !r.cfg.GenCounter && strings.Contains(v.Msg, "in another registration")
+		},
+	},
+}
+
+// known returns the name of the known finding v is, or "".
+func (r *runner) known(v Violation) string {
+	for _, k := range KnownFindings {
+		if k.Oracle != v.Oracle && !contains(k.Also, v.Oracle) {
+			continue
+		}
+		ok := false
+		for _, x := range k.Variants {
+			if x == r.sc.Variant {
+				ok = true
+			}
+		}
+		if ok && k.Match(r, v) {
+			return k.Name
+		}
+	}
+	return ""
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,504 @@
+package harness
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fgcheck/fgcheck/fgraph"
+	"github.com/fgcheck/fgcheck/model"
+)
+
+// Oracle names.
+const (
+	OracleUnwinder     = "unwinder"     // 1: the offset chain from curr_ret_stack reaches 0
+	OracleRetAddr      = "ret-addr"     // 2: return addresses and ftrace_graph_get_ret_stack
+	OracleModel        = "model"        // 3: the words abstract to the model
+	OracleCallback     = "callback"     // 4: callbacks, data, depth
+	OracleTransparency = "transparency" // 5: an interrupt leaves the live stack as it found it
+	OracleCapacity     = "capacity"     // 6: no write at or past the limit
+	OraclePanic        = "panic"        // 7: never the panic path, no WARN
+)
+
+// Oracles lists the oracle names in order.
+var Oracles = []string{OracleUnwinder, OracleRetAddr, OracleModel, OracleCallback, OracleTransparency, OracleCapacity, OraclePanic}
+
+// violate records a violation; unless it is a known finding (and not
+// strict) or KeepGoing is set, the run stops.
+func (r *runner) violate(oracle, msg string) {
+	at := "setup"
+	if len(r.ctxs) > 0 {
+		c := r.top()
+		at = c.name
+	}
+	v := Violation{Oracle: oracle, Msg: msg, At: at, AliasDependent: r.aliasDep}
+	if k := r.known(v); k != "" && !r.opt.Strict {
+		v.Known = k
+		for _, x := range r.res.Known {
+			if x.Known == k {
+				return // one report per finding per run
+			}
+		}
+		r.res.Known = append(r.res.Known, v)
+		r.tracef(0, "KNOWN %s", v)
+		return
+	}
+	r.res.Violations = append(r.res.Violations, v)
+	r.tracef(0, "VIOLATION %s", v)
+	if r.tr != nil {
+		r.tr.dump(r)
+	}
+	if !r.opt.KeepGoing {
+		r.stopped = true
+	}
+}
+
+// checkInPlace runs the read-only oracles at a yield point.
+func (r *runner) checkInPlace(c *ctx, s fgraph.Site) {
+	m := r.m
+	if len(m.Log) > r.logSeen {
+		for _, rec := range m.Log[r.logSeen:] {
+			r.checkRecord(rec)
+		}
+		r.logSeen = len(m.Log)
+	}
+	r.checkWarnings(c)
+	if r.stopped {
+		return
+	}
+	t := m.Current
+	if _, err := r.walk(t); err != "" {
+		r.violate(OracleUnwinder, fmt.Sprintf("task%d at %s: %s", t, s, err))
+		return
+	}
+	r.checkRetAddrs(t, c, false)
+}
+
+// walk follows task t's offset chain in memory like get_ret_stack, checking
+// every meta word; it returns the frame starts, top first.
+func (r *runner) walk(t int) ([]int, string) {
+	m := r.m
+	b := m.TaskBase(t)
+	if m.Mem[b+fgraph.TaskRetStack] == 0 {
+		return nil, ""
+	}
+	F := r.cfg.FrameWords
+	curr := int(int64(m.Mem[b+fgraph.TaskCurr]))
+	if curr < 0 || curr > r.cfg.ShadowStackMaxOffset() {
+		return nil, fmt.Sprintf("curr_ret_stack %d outside [0, %d]", curr, r.cfg.ShadowStackMaxOffset())
+	}
+	w0 := b + fgraph.TaskWords
+	word := func(i int) fgraph.Word { return m.Mem[w0+fgraph.Addr(i)] }
+	var starts []int
+	pos := curr
+	for pos > 0 {
+		top := pos - 1
+		w := word(top)
+		for fgraph.GetType(w) == fgraph.FgraphTypeData {
+			off, size := fgraph.GetFrameOffset(w), fgraph.GetDataSize(w)
+			if off <= 0 || off > top || top-size-1 < 0 {
+				return starts, fmt.Sprintf("word %d (%#x): DATA word with offset %d, size %d leads below word 0", top, w, off, size)
+			}
+			next := top - size - 1
+			if got, want := fgraph.GetFrameOffset(word(next)), off-size-1; got != want {
+				return starts, fmt.Sprintf("word %d (%#x): DATA offset %d, but word %d below has offset %d (want %d)", top, w, off, next, got, want)
+			}
+			top, w = next, word(next)
+		}
+		switch fgraph.GetType(w) {
+		case fgraph.FgraphTypeBitmap, fgraph.FgraphTypeReserved:
+		default:
+			return starts, fmt.Sprintf("word %d (%#x): top meta word of type %d", top, w, fgraph.GetType(w))
+		}
+		if off := fgraph.GetFrameOffset(w); off != F {
+			return starts, fmt.Sprintf("word %d (%#x): frame meta word offset %d, want F = %d", top, w, off, F)
+		}
+		if top-F < 0 {
+			return starts, fmt.Sprintf("word %d (%#x): frame starts below word 0", top, w)
+		}
+		starts = append(starts, top-F)
+		pos = top - F
+	}
+	return starts, ""
+}
+
+// expectFrame is one frame an unwinder should see, with the in-flight
+// allowance: a field whose rewrite (W5) has not committed may be bogus.
+type expectFrame struct {
+	ret, fn, retp fgraph.Word
+	bogus         [3]bool
+}
+
+// expected builds the frames task t's shadow stack should hold now, bottom
+// first: the model's frames, minus frames whose return already lowered
+// curr_ret_stack, plus frames of entries that raised it.
+func (r *runner) expected(t int) []expectFrame {
+	fr := r.model.Tasks[t].Frames
+	out := r.expBuf[:0]
+	removed := func(i int) bool {
+		for _, x := range r.ctxs {
+			if x.task == t && x.pop != nil && i >= x.pop.modelTop-x.pop.lowered && i < x.pop.modelTop {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 0; i <= len(fr); i++ {
+		for _, x := range r.ctxs {
+			if e := x.entry; x.task == t && e != nil && e.pushed && e.modelPos == i {
+				out = append(out, expectFrame{ret: e.ret, fn: e.fn, retp: e.retp, bogus: [3]bool{!e.ok[0], !e.ok[1], !e.ok[2]}})
+			}
+		}
+		if i < len(fr) && !removed(i) {
+			out = append(out, expectFrame{ret: fr[i].Ret, fn: fr[i].Func, retp: fr[i].Retp})
+		}
+	}
+	r.expBuf = out
+	return out
+}
+
+// checkRetAddrs is oracle 2 for task t: ftrace_graph_ret_addr over every
+// live real-stack slot, top down with one idx cursor, and
+// ftrace_graph_get_ret_stack(n) for every n. Unless viaShim, it reads memory
+// directly (what an interrupt arriving now would see).
+func (r *runner) checkRetAddrs(t int, c *ctx, viaShim bool) {
+	m := r.m
+	if !viaShim {
+		r.direct++
+		defer func() { r.direct-- }()
+	}
+	nw := len(m.Warnings)
+	defer func() {
+		if len(m.Warnings) > nw && !viaShim {
+			m.Warnings = m.Warnings[:nw]
+		}
+	}()
+	if m.Mem[m.TaskBase(t)+fgraph.TaskRetStack] == 0 {
+		return
+	}
+	exp := r.expected(t)
+	for n := 0; ; n++ {
+		f, ok := m.FtraceGraphGetRetStack(t, n)
+		if len(m.Warnings) > nw {
+			if viaShim {
+				r.checkWarnings(c) // the port's own WARN, reported now
+			} else {
+				r.violate(OracleUnwinder, fmt.Sprintf("task%d: ftrace_graph_get_ret_stack(%d): %s", t, n, m.Warnings[nw].Msg))
+			}
+			return
+		}
+		if n >= len(exp) {
+			if ok {
+				r.violate(OracleRetAddr, fmt.Sprintf("task%d: ftrace_graph_get_ret_stack(%d) returned a frame (ret %#x func %#x) but only %d are live", t, n, f.Ret, f.Func, len(exp)))
+			}
+			break
+		}
+		e := exp[len(exp)-1-n]
+		if !ok {
+			r.violate(OracleRetAddr, fmt.Sprintf("task%d: ftrace_graph_get_ret_stack(%d) returned NULL, want the frame of func %#x", t, n, e.fn))
+			return
+		}
+		got := [3]fgraph.Word{f.Ret, f.Func, f.Retp}
+		want := [3]fgraph.Word{e.ret, e.fn, e.retp}
+		for i, name := range [3]string{"ret", "func", "retp"} {
+			if got[i] != want[i] && !e.bogus[i] {
+				r.violate(OracleRetAddr, fmt.Sprintf("task%d: ftrace_graph_get_ret_stack(%d).%s = %#x, want %#x", t, n, name, got[i], want[i]))
+				return
+			}
+		}
+	}
+	// The unwinder over the real stack, top down.
+	idx := 0
+	prev := -1
+	for i := m.SlotCount(t) - 1; i >= 0; i-- {
+		s := m.SlotAt(t, i)
+		got := m.FtraceGraphRetAddr(t, &idx, s.Val, s.Retp)
+		if len(m.Warnings) > nw {
+			if viaShim {
+				r.checkWarnings(c)
+			} else {
+				r.violate(OracleUnwinder, fmt.Sprintf("task%d: ftrace_graph_ret_addr(slot %#x): %s", t, s.Retp, m.Warnings[nw].Msg))
+			}
+			return
+		}
+		if got != s.Orig {
+			r.violate(OracleRetAddr, fmt.Sprintf("task%d: ftrace_graph_ret_addr(slot %#x holding %#x) = %#x, want %#x", t, s.Retp, s.Val, got, s.Orig))
+			return
+		}
+		if s.Val == fgraph.ReturnToHandler && r.sc.Variant != fgraph.Seed {
+			// The cursor contract (29c1c24a2707): after a hit, *idx is the
+			// found frame's start, and the walk only goes down.
+			if idx <= 0 && prev != 0 {
+				if !r.cursorAtBottom(t, s.Retp) {
+					r.violate(OracleRetAddr, fmt.Sprintf("task%d: ftrace_graph_ret_addr(slot %#x) found the frame but left the idx cursor at %d", t, s.Retp, idx))
+					return
+				}
+			}
+			if prev >= 0 && idx > prev {
+				r.violate(OracleRetAddr, fmt.Sprintf("task%d: idx cursor moved up from %d to %d", t, prev, idx))
+				return
+			}
+			prev = idx
+		}
+	}
+}
+
+// cursorAtBottom reports whether the frame for retp starts at word 0 (then
+// *idx = 0 is the kernel's documented corner, section 2.5).
+func (r *runner) cursorAtBottom(t int, retp fgraph.Word) bool {
+	m := r.m
+	return m.Mem[m.WordAddr(t, r.cfg.FieldRetp())] == retp
+}
+
+// snapshotLive copies curr_ret_stack, curr_ret_depth and the live words.
+func (r *runner) snapshotLive(t int) []fgraph.Word {
+	m := r.m
+	b := m.TaskBase(t)
+	curr := int(int64(m.Mem[b+fgraph.TaskCurr]))
+	if curr < 0 || curr > r.cfg.StackWords {
+		curr = 0
+	}
+	out := make([]fgraph.Word, 0, curr+2)
+	out = append(out, m.Mem[b+fgraph.TaskCurr], m.Mem[b+fgraph.TaskDepth])
+	return append(out, m.Mem[b+fgraph.TaskWords:b+fgraph.TaskWords+fgraph.Addr(curr)]...)
+}
+
+// checkTransparent is oracle 5.
+func (r *runner) checkTransparent(c *ctx, before []fgraph.Word) {
+	after := r.snapshotLive(r.m.Current)
+	if len(after) != len(before) || after[0] != before[0] {
+		r.violate(OracleTransparency, fmt.Sprintf("curr_ret_stack was %d before the interrupt, %d after", int64(before[0]), int64(after[0])))
+		return
+	}
+	if after[1] != before[1] {
+		r.violate(OracleTransparency, fmt.Sprintf("curr_ret_depth was %d before the interrupt, %d after", int64(before[1]), int64(after[1])))
+		return
+	}
+	for i := 2; i < len(after); i++ {
+		if after[i] != before[i] {
+			r.violate(OracleTransparency, fmt.Sprintf("live word %d was %#x before the interrupt, %#x after", i-2, before[i], after[i]))
+			return
+		}
+	}
+}
+
+// checkCapacity is oracle 6, on every committed store.
+func (r *runner) checkCapacity(c *ctx, st pending) {
+	switch st.site {
+	case fgraph.SiteInitTask, fgraph.SiteTaskVars:
+		return
+	}
+	for t := range r.sc.Tasks {
+		w0 := r.m.TaskBase(t) + fgraph.TaskWords
+		i := int(st.addr - w0)
+		if i < 0 || i >= r.cfg.StackWords {
+			continue
+		}
+		if i >= r.cfg.ShadowStackMaxOffset() {
+			r.violate(OracleCapacity, fmt.Sprintf("%s wrote word %d of task%d, at or past SHADOW_STACK_MAX_OFFSET %d", st.site, i, t, r.cfg.ShadowStackMaxOffset()))
+		}
+	}
+}
+
+// checkWarnings is oracle 7: a WARN, a BUG or the kill switch.
+func (r *runner) checkWarnings(c *ctx) {
+	m := r.m
+	for r.warnSeen < len(m.Warnings) {
+		w := m.Warnings[r.warnSeen]
+		r.warnSeen++
+		if strings.HasPrefix(w.Msg, fgraph.CrashPrefix) || strings.HasPrefix(w.Msg, "WARN") {
+			r.violate(OraclePanic, fmt.Sprintf("%s at %s", w.Msg, w.Site))
+			return
+		}
+	}
+}
+
+// checkRecord checks one callback record as soon as it appears.
+func (r *runner) checkRecord(rec fgraph.Record) {
+	switch {
+	case rec.Reentered:
+		r.violate(OracleCallback, fmt.Sprintf("entryfunc of user %d re-entered in the same context (level %d) for func %#x", rec.Ops, rec.Level, rec.Func))
+	case rec.Torn && rec.Ops < 0:
+		r.violate(OracleCallback, fmt.Sprintf("%s callback reached &fgraph_stub through a re-read of fgraph_array after the stub check passed", kindName(rec.Kind)))
+	case rec.Torn:
+		r.violate(OracleCallback, fmt.Sprintf("%s callback of user %d reached through a re-read of fgraph_array that differs from the checked value", kindName(rec.Kind), rec.Ops))
+	case rec.Ops >= 0 && rec.Gops != fgraph.OpsHandle(rec.Ops):
+		r.violate(OracleCallback, fmt.Sprintf("%s callback of user %d called with gops %#x", kindName(rec.Kind), rec.Ops, rec.Gops))
+	}
+}
+
+func kindName(k fgraph.RecordKind) string {
+	if k == fgraph.RecEntry {
+		return "entry"
+	}
+	return "return"
+}
+
+// checkEntries compares the entry callbacks of one call with the model, and
+// records the entry depth on the model frame.
+func (r *runner) checkEntries(c *ctx, fn int, res model.CallResult) {
+	recs := r.records(c, fgraph.RecEntry)
+	if len(recs) != len(res.Entries) {
+		r.violate(OracleCallback, fmt.Sprintf("call %d: %d entry callbacks, model expects %d (%s)", fn, len(recs), len(res.Entries), describeEntries(res.Entries)))
+		return
+	}
+	for i, rec := range recs {
+		e := res.Entries[i]
+		if rec.Ops != e.User || rec.Idx != e.Idx || rec.Gen != e.Gen || rec.Accepted != e.Accepted {
+			r.violate(OracleCallback, fmt.Sprintf("call %d: entry callback %d went to user %d idx %d gen %d accepted=%v, model expects user %d idx %d gen %d accepted=%v",
+				fn, i, rec.Ops, rec.Idx, rec.Gen, rec.Accepted, e.User, e.Idx, e.Gen, e.Accepted))
+			return
+		}
+		if !equalWords(rec.Data, e.Data) {
+			r.violate(OracleCallback, fmt.Sprintf("call %d: user %d wrote %x, model expects %x", fn, e.User, rec.Data, e.Data))
+			return
+		}
+	}
+	if res.Pushed && len(recs) > 0 {
+		tk := &r.model.Tasks[c.task]
+		tk.Frames[len(tk.Frames)-1].EntryDepth = recs[0].Depth
+	}
+}
+
+func describeEntries(es []model.EntryCall) string {
+	var b strings.Builder
+	for i, e := range es {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "user %d idx %d", e.User, e.Idx)
+	}
+	return b.String()
+}
+
+// checkReturn compares one handler run's retfuncs with the model, and
+// checks the protocol: a retfunc runs only for a frame its user accepted
+// in the same registration, gets exactly its own data and the entry depth.
+// It returns the records not consumed.
+func (r *runner) checkReturn(c *ctx, mr model.ReturnResult, recs []fgraph.Record) []fgraph.Record {
+	f := mr.Frame
+	n := len(mr.Calls)
+	if len(recs) < n {
+		r.violate(OracleCallback, fmt.Sprintf("return from func %#x: %d retfuncs ran, the kernel semantics call %d", f.Func, len(recs), n))
+		return nil
+	}
+	for i := 0; i < n; i++ {
+		rec, e := recs[i], mr.Calls[i]
+		if rec.Ops != e.User || rec.Idx != e.Idx {
+			r.violate(OracleCallback, fmt.Sprintf("return from func %#x: retfunc %d went to user %d idx %d, model expects user %d idx %d", f.Func, i, rec.Ops, rec.Idx, e.User, e.Idx))
+			return nil
+		}
+		if rec.Depth != f.EntryDepth {
+			r.violate(OracleCallback, fmt.Sprintf("return from func %#x: retfunc of user %d got depth %d, entry had %d", f.Func, rec.Ops, rec.Depth, f.EntryDepth))
+			return nil
+		}
+		if rec.Func != f.Func {
+			r.violate(OracleCallback, fmt.Sprintf("return: retfunc of user %d got func %#x, the frame is %#x", rec.Ops, rec.Func, f.Func))
+			return nil
+		}
+		if !equalWords(rec.Data, e.Data) {
+			r.violate(OracleCallback, fmt.Sprintf("return from func %#x: user %d retrieved %x, the frame holds %x for idx %d", f.Func, rec.Ops, rec.Data, e.Data, e.Idx))
+			return nil
+		}
+		// The protocol.
+		if !f.AcceptedBy(e.Idx, e.User, rec.Gen) {
+			accepted := false
+			for _, a := range f.Accepted {
+				if a.Idx == e.Idx {
+					accepted = true
+				}
+			}
+			switch {
+			case !accepted:
+				r.violate(OracleCallback, fmt.Sprintf("retfunc of user %d (idx %d) ran for func %#x, whose entry it never accepted (bitmap %#x)", e.User, e.Idx, f.Func, f.Bits))
+			default:
+				r.violate(OracleCallback, fmt.Sprintf("retfunc of user %d (idx %d, generation %d) ran for func %#x, accepted by idx %d in another registration; it retrieved %x", e.User, e.Idx, rec.Gen, f.Func, e.Idx, rec.Data))
+			}
+			if r.stopped {
+				return nil
+			}
+		}
+	}
+	return recs[n:]
+}
+
+func equalWords(a, b []fgraph.Word) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// checkModel is oracle 3 at a quiescent point: every task's words abstract
+// to the model, and the globals agree with the model's user table.
+func (r *runner) checkModel() {
+	m := r.m
+	for t := range r.sc.Tasks {
+		if !m.Alive(t) {
+			continue
+		}
+		im := m.Snapshot(t)
+		got, err := model.Abstract(r.mcfg, model.Image{HasStack: im.HasStack, Curr: im.Curr, Depth: im.Depth, Overrun: im.Overrun, Words: im.Words})
+		if err != nil {
+			r.violate(OracleModel, fmt.Sprintf("task%d: %v", t, err))
+			return
+		}
+		want := r.model.Tasks[t].Visible()
+		if d := diffTask(want, got); d != "" {
+			r.violate(OracleModel, fmt.Sprintf("task%d: words do not abstract to the model (-model +words):\n%s", t, d))
+			return
+		}
+		if im.HasStack && im.Depth != len(r.model.Tasks[t].Frames)-1 {
+			r.violate(OracleModel, fmt.Sprintf("task%d: curr_ret_depth %d with %d frames", t, im.Depth, len(r.model.Tasks[t].Frames)))
+			return
+		}
+	}
+	r.checkGlobals()
+}
+
+// checkGlobals compares fgraph_array, the bitmask, ftrace_graph_active and
+// direct mode with the model's user table.
+func (r *runner) checkGlobals() {
+	m := r.m
+	if m.Mem[fgraph.AddrDead] != 0 {
+		r.violate(OraclePanic, "ftrace_graph_stop() was called: graph tracing is dead")
+		return
+	}
+	active := 0
+	var only fgraph.Word
+	for i, sl := range r.model.Slots {
+		got := m.Mem[fgraph.AddrArray+fgraph.Addr(i)]
+		want := fgraph.HandleStub
+		if sl.User >= 0 {
+			want = fgraph.OpsHandle(sl.User)
+			active++
+			only = want
+		}
+		if got == fgraph.HandleNull && active == 0 && sl.User < 0 {
+			continue // never initialised
+		}
+		if got != want {
+			r.violate(OracleModel, fmt.Sprintf("fgraph_array[%d] = %#x, model expects %#x", i, got, want))
+			return
+		}
+	}
+	if got := int(int64(m.Mem[fgraph.AddrActive])); got != active {
+		r.violate(OracleModel, fmt.Sprintf("ftrace_graph_active = %d, model has %d users", got, active))
+		return
+	}
+	if r.cfg.StaticCall && r.sc.Variant != fgraph.Seed && !(r.cfg.EntryForAll && r.sc.Variant == fgraph.Latest && !r.cfg.Mutants.Has(fgraph.MF10)) {
+		key := m.Mem[fgraph.AddrDoDirect] != 0
+		if active == 1 && (!key || m.Mem[fgraph.AddrDirectGops] != only) {
+			r.violate(OracleModel, fmt.Sprintf("one user registered but direct mode is off (fgraph_do_direct=%v, fgraph_direct_gops=%#x)", key, m.Mem[fgraph.AddrDirectGops]))
+			return
+		}
+		if active > 1 && key {
+			r.violate(OracleModel, "several users registered but direct mode is on")
+			return
+		}
+	}
+}

@@ -1,0 +1,751 @@
+package harness
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/fgcheck/fgcheck/fgraph"
+	"github.com/fgcheck/fgcheck/model"
+)
+
+// pending is a store in a context's compiler store buffer.
+type pending struct {
+	site fgraph.Site
+	addr fgraph.Addr
+	val  fgraph.Word
+	kind fgraph.Kind
+}
+
+// inflightEntry tracks a context's call while function_graph_enter runs.
+type inflightEntry struct {
+	ret, fn, retp fgraph.Word
+	modelPos      int  // model frames below it when the call started
+	pushed        bool // W3 committed: the frame is on the stack
+	base, top     int  // frame start; the context's latest curr_ret_stack
+	ok            [3]bool
+}
+
+// inflightReserve tracks a context inside fgraph_reserve_data.
+type inflightReserve struct {
+	addr   fgraph.Addr // the DATA word
+	val    fgraph.Word
+	raised bool // reserve.w2 committed
+}
+
+// inflightPop tracks a context's return while handlers run.
+type inflightPop struct {
+	modelTop int // model frames when the return started
+	lowered  int // frames dropped from memory (ret.lower committed)
+}
+
+// ctx is one execution context on the CPU: a task, or an interrupt.
+type ctx struct {
+	name  string
+	level int
+	task  int
+	buf   []pending
+	// rest holds the stores of the region being committed that have not
+	// committed yet, in commit order.
+	rest   []pending
+	occ    [fgraph.NumSites]int32
+	entry  *inflightEntry
+	pop    *inflightPop
+	resv   *inflightReserve
+	irqOff int // local_irq_save depth
+	// logFrom is where this context's current operation's records start.
+	logFrom int
+}
+
+// runner executes one scenario under one chooser. It implements fgraph.Hooks.
+type runner struct {
+	sc    *Scenario
+	cfg   fgraph.Config
+	mcfg  model.Config
+	m     *fgraph.Machine
+	ops   []*fgraph.Ops
+	model *model.State
+	ch    Chooser
+	rep   *replay
+	opt   RunOptions
+
+	ctxs   []*ctx
+	taskCt []*ctx
+	pc     []int // per-task program counter
+	direct int   // >0: remote CPU code: no buffering, no yields
+
+	kUsed, rUsed, eUsed int
+	remoteUsed          []bool
+	finish              []func()
+	orders              map[fgraph.Site][]fgraph.Site // chosen orders, by site
+	drops               map[fgraph.Site][]fgraph.Site
+	nextID              int
+	points              int
+
+	sched    Schedule
+	aliasDep bool
+	res      *Result
+	stopped  bool
+	logSeen  int
+	warnSeen int
+	opts     []Option // reused option slice
+	expBuf   []expectFrame
+	ver      uint64 // bumped whenever memory or the model changes
+	checked  uint64 // ver at the last in-place check
+	// inReserveWindow: a context has raised curr_ret_stack in
+	// fgraph_reserve_data and its rewrite of the DATA word (W3) is still
+	// pending while the word in memory differs from it.
+	inReserveWindow bool
+	tr              *tracer
+	cov             *Coverage
+}
+
+// RunOptions tune one run.
+type RunOptions struct {
+	// Strict turns every known-finding allowance off.
+	Strict bool
+	// Trace records a step-by-step trace in Result.Trace.
+	Trace bool
+	// NoOracles skips every oracle (for measuring raw replay cost).
+	NoOracles bool
+	// KeepGoing records every violation instead of stopping at the first.
+	KeepGoing bool
+	// Coverage, if set, accumulates per-site interrupt coverage.
+	Coverage *Coverage
+}
+
+// Violation is an oracle failure.
+type Violation struct {
+	Oracle string // unwinder, ret-addr, model, callback, transparency, capacity, panic
+	Msg    string
+	// At is the context and position where it was detected.
+	At string
+	// Known names the known kernel finding this is, if any.
+	Known string
+	// AliasDependent: the run reordered stores that alias analysis
+	// (-fno-strict-aliasing) would keep in order.
+	AliasDependent bool
+}
+
+func (v Violation) String() string {
+	s := fmt.Sprintf("%s: %s (at %s)", v.Oracle, v.Msg, v.At)
+	if v.Known != "" {
+		s += " [known: " + v.Known + "]"
+	}
+	if v.AliasDependent {
+		s += " [depends on alias analysis]"
+	}
+	return s
+}
+
+// Result is the outcome of one run.
+type Result struct {
+	// Violations not excused by a known finding.
+	Violations []Violation
+	// Known are violations excused by a named known finding.
+	Known    []Violation
+	Schedule Schedule
+	Trace    []string
+	Points   int // choice points seen
+}
+
+// Failed reports whether the run found a violation.
+func (r *Result) Failed() bool { return len(r.Violations) > 0 }
+
+// Run executes sc once under ch.
+func Run(sc *Scenario, ch Chooser, opt RunOptions) (*Result, error) {
+	if err := sc.Validate(); err != nil {
+		return nil, err
+	}
+	r, err := newRunner(sc)
+	if err != nil {
+		return nil, err
+	}
+	return r.run(ch, opt), nil
+}
+
+// Replay runs the file's schedule.
+func Replay(f *File, opt RunOptions) (*Result, error) {
+	return Run(f.Scenario, NewReplay(f.Scenario, f.Schedule), opt)
+}
+
+func newRunner(sc *Scenario) (*runner, error) {
+	cfg := sc.Config()
+	m, err := fgraph.NewMachine(cfg)
+	if err != nil {
+		return nil, err
+	}
+	r := &runner{sc: sc, cfg: cfg, m: m}
+	r.mcfg = model.Config{
+		F: cfg.FrameWords, StackWords: cfg.StackWords, TaskVars: cfg.TaskVarBase() >= 0,
+		Bit0: !cfg.NoBit0 || cfg.Mutants.Has(fgraph.MF1Bit0), GenCounter: cfg.GenCounter,
+		NoFilter: sc.Variant == fgraph.Seed, NoData: sc.Variant == fgraph.Seed,
+	}
+	for _, u := range sc.Users {
+		o := m.AddOps(&fgraph.Ops{Name: u.Name, Filter: u.Filter, Accept: u.Accept, DataBytes: u.DataBytes, CallInEntry: u.CallInEntry, RejectAfter: u.RejectAfter})
+		r.ops = append(r.ops, o)
+	}
+	r.taskCt = make([]*ctx, len(sc.Tasks))
+	for i := range r.taskCt {
+		r.taskCt[i] = &ctx{name: "task" + strconv.Itoa(i), task: i}
+	}
+	r.pc = make([]int, len(sc.Tasks))
+	r.remoteUsed = make([]bool, len(sc.Remotes))
+	r.orders = map[fgraph.Site][]fgraph.Site{}
+	r.drops = map[fgraph.Site][]fgraph.Site{}
+	return r, nil
+}
+
+func (r *runner) reset() {
+	r.m.Reset()
+	users := make([]model.User, len(r.sc.Users))
+	for i, u := range r.sc.Users {
+		users[i] = model.User{Name: u.Name, Filter: u.Filter, Accept: u.Accept, DataWords: (u.DataBytes + 7) / 8, RejectAfter: u.RejectAfter}
+	}
+	r.model = model.New(r.mcfg, users, len(r.sc.Tasks))
+	for _, c := range r.taskCt {
+		c.buf, c.occ, c.entry, c.pop, c.logFrom = c.buf[:0], [fgraph.NumSites]int32{}, nil, nil, 0
+		c.resv, c.irqOff, c.rest = nil, 0, nil
+	}
+	r.ctxs = r.ctxs[:0]
+	clear(r.pc)
+	clear(r.remoteUsed)
+	clear(r.orders)
+	clear(r.drops)
+	r.finish = r.finish[:0]
+	r.kUsed, r.rUsed, r.eUsed, r.nextID, r.points, r.direct = 0, 0, 0, 0, 0, 0
+	r.sched = Schedule{}
+	r.aliasDep, r.stopped = false, false
+	r.logSeen, r.warnSeen = 0, 0
+	r.ver, r.checked = 1, 0
+}
+
+func (r *runner) run(ch Chooser, opt RunOptions) *Result {
+	r.reset()
+	r.ch, r.opt, r.cov = ch, opt, opt.Coverage
+	r.rep, _ = ch.(*replay)
+	r.res = &Result{}
+	if opt.Trace {
+		r.tr = &tracer{}
+	} else {
+		r.tr = nil
+	}
+	m := r.m
+	m.SetHooks(r)
+	// Setup: register the initial users, on another CPU, before the run.
+	r.direct++
+	for _, u := range r.sc.Setup {
+		i := m.RegisterFtraceGraph(r.ops[u])
+		if i >= 0 {
+			if err := r.model.Register(u, i); err != nil {
+				r.violate("model", "setup: "+err.Error())
+			}
+		}
+	}
+	r.direct--
+	r.tracef(0, "setup: %d users registered", len(r.sc.Setup))
+	r.quiescent()
+	r.runTasks()
+	r.quiescent()
+	m.SetHooks(nil)
+	r.res.Schedule = r.sched
+	r.res.Points = r.points
+	if r.tr != nil {
+		r.res.Trace = r.tr.lines
+	}
+	return r.res
+}
+
+// runTasks runs the task programs: task 0 first; a sleeping task yields the
+// CPU to the next task with work left.
+func (r *runner) runTasks() {
+	cur := 0
+	for !r.stopped {
+		r.m.Current = cur
+		c := r.taskCt[cur]
+		r.ctxs = append(r.ctxs[:0], c)
+		prog := r.sc.Tasks[cur]
+		slept := false
+		for r.pc[cur] < len(prog) && !r.stopped {
+			op := prog[r.pc[cur]]
+			r.pc[cur]++
+			if op.Kind == OpSleep {
+				r.tracef(0, "%s sleeps", c.name)
+				slept = true
+				break
+			}
+			r.exec(c, op)
+			r.quiescent()
+		}
+		next := -1
+		for i := 1; i <= len(r.sc.Tasks); i++ {
+			t := (cur + i) % len(r.sc.Tasks)
+			if r.pc[t] < len(r.sc.Tasks[t]) && (t != cur || !slept || true) {
+				next = t
+				break
+			}
+		}
+		if next < 0 {
+			return
+		}
+		cur = next
+	}
+}
+
+// exec runs one program step in context c.
+func (r *runner) exec(c *ctx, op Op) {
+	r.tracef(c.level, "%s %s", c.name, op)
+	r.yield(c, fgraph.SiteOpStart, false)
+	if r.stopped {
+		return
+	}
+	c.logFrom = len(r.m.Log)
+	r.ver++
+	switch op.Kind {
+	case OpCall, OpTail:
+		r.call(c, op)
+	case OpRet:
+		r.ret(c)
+	case OpUnwind:
+		r.unwind(c, c.task, true)
+	case OpExit:
+		r.m.FtraceGraphExitTask(c.task)
+		r.m.SetHooks(r)
+		r.model.Tasks[c.task] = model.Task{Depth: -1}
+	}
+	r.Fence(fgraph.SiteNone, fgraph.OpEnd)
+	r.checkWarnings(c)
+}
+
+// claimed is the number of words taken on the current task's stack by
+// entries in flight in the contexts below c, minus frames already dropped by
+// returns in flight.
+func (r *runner) claimed(c *ctx) int {
+	n := 0
+	for _, x := range r.ctxs {
+		if x == c {
+			break
+		}
+		if x.entry != nil && x.entry.pushed {
+			n += x.entry.top - x.entry.base
+		}
+		if x.pop != nil && x.pop.lowered > 0 {
+			fr := r.model.Tasks[x.task].Frames
+			for i := 0; i < x.pop.lowered && x.pop.modelTop-1-i >= 0 && x.pop.modelTop-1-i < len(fr); i++ {
+				f := fr[x.pop.modelTop-1-i]
+				n -= r.cfg.FrameWords + 1
+				for _, d := range f.Data {
+					n -= len(d.Words) + 1
+				}
+			}
+		}
+	}
+	return n
+}
+
+func (r *runner) call(c *ctx, op Op) {
+	m := r.m
+	t := c.task
+	ret, retp := m.PeekCall(op.Kind == OpTail)
+	slots := r.model.Slots
+	c.entry = &inflightEntry{ret: ret, fn: fgraph.FuncAddr(op.Func), retp: retp, modelPos: len(r.model.Tasks[t].Frames)}
+	hij := m.Call(op.Func, op.Kind == OpTail)
+	c.entry = nil
+	if r.stopped {
+		return
+	}
+	// The model's view of the same call. Leaving users (unregister begun)
+	// may or may not be called; follow what the kernel did.
+	var leaving uint16
+	for _, rec := range m.Log[c.logFrom:] {
+		if rec.Kind == fgraph.RecEntry && rec.Level == c.level && rec.Idx >= 0 {
+			leaving |= 1 << uint(rec.Idx&15)
+		}
+	}
+	res := r.model.CallWith(t, op.Func, ret, fgraph.FuncAddr(op.Func), retp, r.claimed(c), r.flux(slots), leaving)
+	if hij != res.Pushed {
+		r.violate("model", fmt.Sprintf("call %d: kernel hijacked=%v, model pushed=%v (traced=%v overrun=%v)", op.Func, hij, res.Pushed, res.Traced, res.Overrun))
+		return
+	}
+	r.checkEntries(c, op.Func, res)
+}
+
+func (r *runner) ret(c *ctx) {
+	m := r.m
+	t := c.task
+	sl := m.SlotCount(t)
+	if sl == 0 {
+		r.violate("model", "ret with no slot")
+		return
+	}
+	top := m.SlotAt(t, sl-1)
+	if top.Val == fgraph.ReturnToHandler {
+		c.pop = &inflightPop{modelTop: len(r.model.Tasks[t].Frames)}
+	}
+	slots := r.model.Slots
+	h0 := m.Handlers[c.level&7]
+	got, want := m.Return()
+	c.pop = nil
+	if r.stopped {
+		return
+	}
+	n := m.Handlers[c.level&7] - h0
+	recs := r.records(c, fgraph.RecReturn)
+	for i := 0; i < n; i++ {
+		var leaving uint16
+		for _, rec := range recs {
+			if rec.Idx >= 0 {
+				leaving |= 1 << uint(rec.Idx&15)
+			}
+		}
+		mr, err := r.model.ReturnWith(t, r.flux(slots), leaving)
+		if err != nil {
+			r.violate("model", fmt.Sprintf("return through return_to_handler: %v", err))
+			return
+		}
+		recs = r.checkReturn(c, mr, recs)
+		if r.stopped {
+			return
+		}
+	}
+	if got != want {
+		r.violate("ret-addr", fmt.Sprintf("return from the function called at slot %#x reached %#x, want %#x", top.Retp, got, want))
+	}
+}
+
+// flux lists the slots whose occupant changed since before.
+func (r *runner) flux(before [model.Slots]model.Slot) uint16 {
+	var f uint16
+	for i, sl := range r.model.Slots {
+		if sl.User != before[i].User || sl.Gen != before[i].Gen {
+			f |= 1 << i
+		}
+	}
+	return f
+}
+
+// records returns this op's callback records of kind k at c's level.
+// Calls that reached the stub through a torn read are judged when they
+// appear (checkRecord) and left out here.
+func (r *runner) records(c *ctx, k fgraph.RecordKind) []fgraph.Record {
+	var out []fgraph.Record
+	for _, rec := range r.m.Log[c.logFrom:] {
+		if rec.Kind == k && rec.Level == c.level && rec.Task == c.task && rec.Ops >= 0 {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+// unwind walks task t like an unwinder: ftrace_graph_ret_addr over every
+// hijacked slot (top down, one idx cursor) and ftrace_graph_get_ret_stack
+// over every depth. With viaShim the port's loads go through the harness
+// (yield points); otherwise they read memory directly.
+func (r *runner) unwind(c *ctx, t int, viaShim bool) {
+	if !viaShim {
+		r.direct++
+		defer func() { r.direct-- }()
+	}
+	r.checkRetAddrs(t, c, true)
+}
+
+func (r *runner) tracef(level int, format string, args ...any) {
+	if r.tr != nil {
+		r.tr.add(level, fmt.Sprintf(format, args...))
+	}
+}
+
+// top is the running context.
+func (r *runner) top() *ctx { return r.ctxs[len(r.ctxs)-1] }
+
+// ---- fgraph.Hooks ----
+
+// Load is a yield point (before the load), then the load: the context's
+// own buffered store to a forwards, else memory.
+func (r *runner) Load(s fgraph.Site, a fgraph.Addr, k fgraph.Kind) fgraph.Word {
+	if r.direct > 0 || len(r.ctxs) == 0 {
+		return r.m.Mem[a]
+	}
+	c := r.top()
+	if !r.sc.StoresOnly {
+		r.yieldLoad(c, s, a)
+	}
+	for i := len(c.buf) - 1; i >= 0; i-- {
+		if c.buf[i].addr == a {
+			return c.buf[i].val
+		}
+	}
+	return r.m.Mem[a]
+}
+
+// Reread is a second load of the same address: a yield point and a load.
+func (r *runner) Reread(s fgraph.Site, a fgraph.Addr, prev fgraph.Word) fgraph.Word {
+	return r.Load(s, a, fgraph.Plain)
+}
+
+// Store buffers the store in the context's region.
+func (r *runner) Store(s fgraph.Site, a fgraph.Addr, v fgraph.Word, k fgraph.Kind) {
+	if r.direct > 0 || len(r.ctxs) == 0 {
+		r.m.Mem[a] = v
+		r.ver++
+		return
+	}
+	c := r.top()
+	c.buf = append(c.buf, pending{site: s, addr: a, val: v, kind: k})
+}
+
+// AtomicAdd is an indivisible read-modify-write on memory.
+func (r *runner) AtomicAdd(s fgraph.Site, a fgraph.Addr, d int64) fgraph.Word {
+	if r.direct > 0 || len(r.ctxs) == 0 {
+		r.m.Mem[a] += fgraph.Word(d)
+		r.ver++
+		return r.m.Mem[a]
+	}
+	c := r.top()
+	v := r.m.Mem[a]
+	for i := len(c.buf) - 1; i >= 0; i-- {
+		if c.buf[i].addr == a {
+			v = c.buf[i].val
+			break
+		}
+	}
+	v += fgraph.Word(d)
+	c.buf = append(c.buf, pending{site: s, addr: a, val: v, kind: fgraph.Atomic})
+	r.commit(c)
+	return v
+}
+
+// Fence ends the region: every buffered store commits.
+func (r *runner) Fence(s fgraph.Site, f fgraph.Fence) {
+	if r.direct > 0 || len(r.ctxs) == 0 {
+		return
+	}
+	c := r.top()
+	r.commit(c)
+	switch f {
+	case fgraph.IrqOff:
+		c.irqOff++
+	case fgraph.IrqOn:
+		c.irqOff--
+	}
+	if s == fgraph.SiteReserveCall && f == fgraph.CallOut && c.resv != nil {
+		c.resv = nil
+		r.inReserveWindow = r.reserveWindow()
+	}
+}
+
+// commit writes c's buffered stores to memory in the region's chosen order;
+// each commit is a yield point.
+func (r *runner) commit(c *ctx) {
+	if len(c.buf) == 0 {
+		return
+	}
+	buf := c.buf
+	order, drop := r.regionOrder(c, buf)
+	c.buf = make([]pending, 0, 8)
+	for _, j := range drop {
+		r.tracef(c.level, "%s drop %s", c.name, buf[j].site)
+	}
+	rest := make([]pending, len(order))
+	for i, j := range order {
+		rest[i] = buf[j]
+	}
+	defer func() { c.rest = nil }()
+	for k, j := range order {
+		c.rest = rest[k+1:]
+		st := buf[j]
+		r.m.Mem[st.addr] = st.val
+		r.ver++
+		r.onCommit(c, st)
+		if r.stopped {
+			return
+		}
+		r.yield(c, st.site, true)
+		if r.stopped {
+			return
+		}
+	}
+	if cap(buf) <= 64 {
+		c.buf = buf[:0]
+	}
+}
+
+// yieldLoad is the yield point before a load. Interrupts are not offered
+// here: memory has not changed since the last commit, and an interrupt that
+// leaves the live stack as it found it (oracle 5, checked after every
+// interrupt) commutes with loads of live task state, so an interrupt here is
+// the same run as one at the previous commit (docs/compiler-model.md). A
+// remote CPU's action can change global state between two loads, so remote
+// actions are offered before loads of global state and before re-reads.
+func (r *runner) yieldLoad(c *ctx, s fgraph.Site, a fgraph.Addr) {
+	c.occ[s]++
+	if a >= fgraph.AddrOps+fgraph.MaxOps*fgraph.OpsWords || r.eUsed >= r.sc.Bound.E || r.sc.Bound.spent(r.kUsed, r.rUsed, r.eUsed) {
+		return
+	}
+	r.choose(c, s, false)
+}
+
+// yield is the yield point after a commit (or at the start of an op): the
+// oracles run, then the chooser may inject an interrupt or a remote action.
+func (r *runner) yield(c *ctx, s fgraph.Site, commit bool) {
+	c.occ[s]++
+	if !r.opt.NoOracles && r.checked != r.ver {
+		r.checked = r.ver
+		r.checkInPlace(c, s)
+		if r.stopped {
+			return
+		}
+	}
+	r.choose(c, s, true)
+}
+
+// choose offers the options of a yield point to the chooser.
+func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool) {
+	b := r.sc.Bound
+	if b.spent(r.kUsed, r.rUsed, r.eUsed) {
+		return
+	}
+	opts := r.opts[:0]
+	opts = append(opts, Option{Kind: OptContinue})
+	if interrupts && r.kUsed < b.K && c.level < b.D && c.irqOff == 0 {
+		if c.level == 0 && len(r.sc.IRQ) > 0 {
+			opts = append(opts, Option{Kind: OptIRQ})
+		} else if c.level > 0 && len(r.sc.NMI) > 0 {
+			opts = append(opts, Option{Kind: OptNMI})
+		}
+	}
+	if r.eUsed < b.E {
+		for i := range r.sc.Remotes {
+			if !r.remoteUsed[i] {
+				opts = append(opts, Option{Kind: OptRemote, Remote: i})
+			}
+		}
+	}
+	r.opts = opts
+	if len(opts) == 1 {
+		return
+	}
+	p := Point{Kind: PointYield, Ctx: c.name, Pos: Pos{Site: s, Occ: int(c.occ[s])}, Level: c.level, Index: r.points}
+	r.points++
+	i := r.ch.Choose(&p, opts)
+	if i <= 0 || i >= len(opts) {
+		return
+	}
+	o := opts[i]
+	r.nextID++
+	id := r.nextID
+	switch o.Kind {
+	case OptIRQ, OptNMI:
+		k := EvIRQ
+		if o.Kind == OptNMI {
+			k = EvNMI
+		}
+		r.sched.Events = append(r.sched.Events, Event{ID: id, Kind: k, In: c.name, At: p.Pos})
+		r.kUsed++
+		if r.cov != nil {
+			r.cov.hit(s, c.level+1)
+		}
+		r.interrupt(c, id, k)
+	case OptRemote:
+		r.sched.Events = append(r.sched.Events, Event{ID: id, Kind: EvRemote, In: c.name, At: p.Pos, Remote: o.Remote})
+		r.eUsed++
+		r.remoteUsed[o.Remote] = true
+		r.remote(c, o.Remote)
+	}
+}
+
+// interrupt runs an IRQ or NMI to completion on the current task.
+func (r *runner) interrupt(parent *ctx, id int, k EventKind) {
+	m := r.m
+	t := m.Current
+	prog := r.sc.IRQ
+	if k == EvNMI {
+		prog = r.sc.NMI
+	}
+	before := r.snapshotLive(t)
+	c := &ctx{name: strconv.Itoa(id), level: parent.level + 1, task: t}
+	r.tracef(c.level, "%s %d in %s at %s#%d", k, id, parent.name, "", 0)
+	r.ctxs = append(r.ctxs, c)
+	m.Level = c.level
+	for _, op := range prog {
+		if r.stopped {
+			break
+		}
+		r.exec(c, op)
+	}
+	r.commit(c)
+	r.ctxs = r.ctxs[:len(r.ctxs)-1]
+	m.Level = parent.level
+	if r.stopped || r.opt.NoOracles {
+		return
+	}
+	r.checkTransparent(parent, before)
+	r.ver++
+}
+
+// remote runs a remote-CPU action atomically at this yield point; the rest
+// of a register/unregister (after ftrace_*_subops synchronises) runs at the
+// next quiescent point.
+func (r *runner) remote(c *ctx, i int) {
+	rem := r.sc.Remotes[i]
+	m := r.m
+	r.tracef(c.level, "remote %s in %s", rem.Label(r.sc), c.name)
+	r.direct++
+	defer func() { r.direct-- }()
+	switch rem.Kind {
+	case RemoteRegister:
+		o := r.ops[rem.User]
+		idx := m.RegisterBegin(o)
+		if idx < 0 {
+			return
+		}
+		seed := r.sc.Variant == fgraph.Seed
+		if seed {
+			r.modelRegister(rem.User, idx)
+		}
+		r.finish = append(r.finish, func() {
+			m.RegisterFinish(o)
+			if !seed {
+				r.modelRegister(rem.User, idx)
+			}
+		})
+	case RemoteUnregister:
+		o := r.ops[rem.User]
+		if !m.UnregisterBegin(o) {
+			return
+		}
+		r.model.BeginUnregister(rem.User)
+		r.finish = append(r.finish, func() {
+			m.UnregisterFinish(o)
+			if err := r.model.Unregister(rem.User); err != nil {
+				r.violate("model", err.Error())
+			}
+		})
+	case RemoteUnwind:
+		r.checkRetAddrs(rem.Task, c, false)
+	}
+}
+
+func (r *runner) modelRegister(u, idx int) {
+	if err := r.model.Register(u, idx); err != nil {
+		r.violate("model", err.Error())
+	}
+}
+
+// quiescent runs the deferred halves of remote actions and the model
+// equivalence oracle. Only the task context is on the CPU, between ops.
+func (r *runner) quiescent() {
+	if r.stopped {
+		return
+	}
+	r.direct++
+	for len(r.finish) > 0 {
+		f := r.finish[0]
+		r.finish = r.finish[1:]
+		f()
+	}
+	r.direct--
+	r.ver++
+	if !r.opt.NoOracles {
+		r.checkModel()
+	}
+}

@@ -1,0 +1,237 @@
+package harness
+
+import (
+	"fmt"
+
+	"github.com/fgcheck/fgcheck/fgraph"
+)
+
+// OpKind is one step of a context's program.
+type OpKind uint8
+
+const (
+	OpCall   OpKind = iota // call F: a traced call of function F
+	OpTail                 // tail F: the current function tail-calls F
+	OpRet                  // ret: return from the current function
+	OpSleep                // sleep: the task sleeps; the next task runs until it sleeps or ends
+	OpUnwind               // unwind: walk the current task with ftrace_graph_ret_addr and ftrace_graph_get_ret_stack
+	OpExit                 // exit: the task exits (ftrace_graph_exit_task)
+)
+
+var opNames = [...]string{"call", "tail", "ret", "sleep", "unwind", "exit"}
+
+func (k OpKind) String() string { return opNames[k] }
+
+// Op is one program step.
+type Op struct {
+	Kind OpKind
+	Func int // for call and tail
+}
+
+func (o Op) String() string {
+	if o.Kind == OpCall || o.Kind == OpTail {
+		return fmt.Sprintf("%s %d", o.Kind, o.Func)
+	}
+	return o.Kind.String()
+}
+
+// User is a declarative user (fgraph_ops) of a scenario.
+type User struct {
+	Name        string
+	Filter      []int // empty: every function
+	Accept      []int // empty: every function that passed the filter
+	DataBytes   int
+	CallInEntry int // a traced function the entryfunc calls (F14); 0: none
+	// RejectAfter lists functions for which entryfunc reserves its data
+	// and then returns 0 (the kernel must discard the reservation).
+	RejectAfter []int
+}
+
+// RemoteKind is an action of another CPU.
+type RemoteKind uint8
+
+const (
+	RemoteRegister   RemoteKind = iota // register a user
+	RemoteUnregister                   // unregister a user
+	RemoteUnwind                       // unwind a task's stack from another CPU
+)
+
+var remoteNames = [...]string{"register", "unregister", "unwind"}
+
+func (k RemoteKind) String() string { return remoteNames[k] }
+
+// Remote is one remote-CPU action available to the scheduler.
+type Remote struct {
+	Kind RemoteKind
+	User int // register, unregister
+	Task int // unwind
+}
+
+// Label is the remote action as written in files: "unregister u1".
+func (r Remote) Label(s *Scenario) string {
+	if r.Kind == RemoteUnwind {
+		return fmt.Sprintf("unwind task%d", r.Task)
+	}
+	return fmt.Sprintf("%s %s", r.Kind, s.Users[r.User].Name)
+}
+
+// Bound limits the exploration.
+type Bound struct {
+	K int // interrupts per run (IRQ and NMI deliveries)
+	D int // nesting depth of interrupts
+	R int // static regions committed in a non-program order
+	E int // remote events per run
+	// C caps the non-default choices of a run (interrupts, remote events
+	// and reordered regions together), CHESS-style; 0 means no cap.
+	C int
+}
+
+func (b Bound) String() string {
+	if b.C > 0 {
+		return fmt.Sprintf("K=%d D=%d R=%d E=%d C=%d", b.K, b.D, b.R, b.E, b.C)
+	}
+	return fmt.Sprintf("K=%d D=%d R=%d E=%d", b.K, b.D, b.R, b.E)
+}
+
+// spent reports whether the choice cap is reached.
+func (b Bound) spent(k, r, e int) bool { return b.C > 0 && k+r+e >= b.C }
+
+// Fixes are the fix variants (proposals, not upstream) and arch settings.
+type Fixes struct {
+	NoBit0      bool
+	GenCounter  bool
+	EntryForAll bool
+	// ReserveIrqOff is the fix variant for the reserve-window finding:
+	// interrupts masked across fgraph_reserve_data.
+	ReserveIrqOff bool
+}
+
+// Scenario is everything a run needs besides the schedule.
+type Scenario struct {
+	Name       string
+	Variant    fgraph.Variant
+	FrameWords int // 0: the variant's default
+	StackWords int
+	Fixes      Fixes
+	Mutant     fgraph.Mutant // 0: none
+
+	Users []User
+	// Setup lists the users registered before the run, in order.
+	Setup []int
+	// Tasks are the task programs; task 0 runs first.
+	Tasks [][]Op
+	// IRQ runs at nesting level 1, NMI at level 2 and deeper.
+	IRQ []Op
+	NMI []Op
+	// Remotes are the remote-CPU actions the scheduler may deliver.
+	Remotes []Remote
+
+	Bound Bound
+	// StoresOnly delivers interrupts only at store commits (peer-spin).
+	StoresOnly bool
+	// Alias models GCC's -fno-strict-aliasing knowledge: stores through
+	// the ret_stack pointer keep their order against each other and
+	// against stores to task fields.
+	Alias bool
+}
+
+// Config is the fgraph configuration of the scenario.
+func (s *Scenario) Config() fgraph.Config {
+	c := fgraph.DefaultConfig(s.Variant)
+	if s.FrameWords != 0 {
+		c.FrameWords = s.FrameWords
+	}
+	if s.StackWords != 0 {
+		c.StackWords = s.StackWords
+	}
+	c.Tasks = len(s.Tasks)
+	c.NoBit0 = s.Fixes.NoBit0
+	c.GenCounter = s.Fixes.GenCounter
+	c.EntryForAll = s.Fixes.EntryForAll
+	c.ReserveIrqOff = s.Fixes.ReserveIrqOff
+	if s.Mutant != 0 {
+		c.Mutants = c.Mutants.With(s.Mutant)
+		mi := s.Mutant.Info()
+		c.NoBit0 = c.NoBit0 || mi.NoBit0
+		c.GenCounter = c.GenCounter || mi.GenCounter
+		c.EntryForAll = c.EntryForAll || mi.EntryForAll
+	}
+	return c
+}
+
+// Validate reports misuse: unknown users, bad programs, bad bounds.
+func (s *Scenario) Validate() error {
+	if len(s.Tasks) == 0 {
+		return fmt.Errorf("scenario %s: no task program", s.Name)
+	}
+	if err := s.Config().Validate(); err != nil {
+		return fmt.Errorf("scenario %s: %v", s.Name, err)
+	}
+	if len(s.Users) > fgraph.MaxOps {
+		return fmt.Errorf("scenario %s: %d users, at most %d", s.Name, len(s.Users), fgraph.MaxOps)
+	}
+	for _, u := range s.Setup {
+		if u < 0 || u >= len(s.Users) {
+			return fmt.Errorf("scenario %s: setup names user %d of %d", s.Name, u, len(s.Users))
+		}
+	}
+	for _, r := range s.Remotes {
+		if r.Kind != RemoteUnwind && (r.User < 0 || r.User >= len(s.Users)) {
+			return fmt.Errorf("scenario %s: remote names user %d of %d", s.Name, r.User, len(s.Users))
+		}
+		if r.Kind == RemoteUnwind && (r.Task < 0 || r.Task >= len(s.Tasks)) {
+			return fmt.Errorf("scenario %s: remote unwind of task %d of %d", s.Name, r.Task, len(s.Tasks))
+		}
+	}
+	for i, p := range s.Tasks {
+		if err := checkProgram(p, true); err != nil {
+			return fmt.Errorf("scenario %s: task %d: %v", s.Name, i, err)
+		}
+	}
+	if err := checkProgram(s.IRQ, false); err != nil {
+		return fmt.Errorf("scenario %s: irq: %v", s.Name, err)
+	}
+	if err := checkProgram(s.NMI, false); err != nil {
+		return fmt.Errorf("scenario %s: nmi: %v", s.Name, err)
+	}
+	b := s.Bound
+	if b.K < 0 || b.D < 0 || b.R < 0 || b.E < 0 || b.D > 6 || b.K > 16 {
+		return fmt.Errorf("scenario %s: bad bound %v", s.Name, b)
+	}
+	return nil
+}
+
+// checkProgram checks calls and returns balance: an interrupt must return
+// from everything it calls; a task may end with open calls only if it exits.
+func checkProgram(p []Op, task bool) error {
+	depth := 0
+	for i, op := range p {
+		switch op.Kind {
+		case OpCall:
+			if op.Func <= 0 || op.Func > 0xffff {
+				return fmt.Errorf("op %d: function %d out of range 1..65535", i+1, op.Func)
+			}
+			depth++
+		case OpTail:
+			if depth == 0 {
+				return fmt.Errorf("op %d: tail call outside a function", i+1)
+			}
+			if op.Func <= 0 || op.Func > 0xffff {
+				return fmt.Errorf("op %d: function %d out of range", i+1, op.Func)
+			}
+		case OpRet:
+			if depth == 0 {
+				return fmt.Errorf("op %d: ret with no open call", i+1)
+			}
+			depth--
+		case OpSleep, OpExit:
+			if !task {
+				return fmt.Errorf("op %d: %s in an interrupt", i+1, op.Kind)
+			}
+		}
+	}
+	if depth != 0 && !task {
+		return fmt.Errorf("%d calls never return", depth)
+	}
+	return nil
+}
