@@ -73,6 +73,11 @@ type Config struct {
 	// (docs/findings.md): fgraph_reserve_data runs with interrupts masked
 	// (local_irq_save/restore; the harness masks its NMIs too).
 	ReserveIrqOff bool
+	// RetpGuard is the fix variant for the inflight-ret-addr finding:
+	// ftrace_push_return_trace clears retp with ret before raising
+	// curr_ret_stack, and writes the real retp last, after a barrier that
+	// follows the rewrite of ret.
+	RetpGuard bool
 	// StaticCall is CONFIG_HAVE_STATIC_CALL: direct (single-user) mode
 	// exists. Ignored for Seed.
 	StaticCall bool

@@ -116,6 +116,9 @@ type Record struct {
 	Torn bool
 	// Reentered: the user's entryfunc was already running in this context.
 	Reentered bool
+	// Handler numbers, for a retfunc, the return_to_handler run it came
+	// from (Machine.Handlers at that level).
+	Handler int
 	// Gops: the gops pointer passed (differs from the user's handle when a
 	// static call and fgraph_direct_gops disagree).
 	Gops Word
@@ -188,7 +191,7 @@ func (m *Machine) retfunc(o *Ops, gops Word, tr *Trace, torn bool) {
 		idx = wordInt(m.ld(SiteUserIdx, m.opsAddr(g.k, OpsIdx)))
 	}
 	rec := Record{Kind: RecReturn, Task: m.Current, Level: m.Level, Ops: o.k, Gen: o.gen, Idx: idx,
-		Func: tr.Func, Depth: tr.Depth, Torn: torn, Gops: gops, Accepted: true}
+		Func: tr.Func, Depth: tr.Depth, Torn: torn, Gops: gops, Accepted: true, Handler: m.Handlers[m.Level&7]}
 	if o.DataBytes > 0 && m.cfg.Variant != Seed {
 		var p, size int
 		m.fence(SiteRetrieveCall, CallIn)

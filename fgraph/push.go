@@ -52,6 +52,11 @@ func (m *Machine) ftracePushReturnTrace(ret, fn, fp, retp Word, fgraphIdx int) i
 		// ret offset = FGRAPH_FRAME_OFFSET ; type = reserved
 		m.st(SitePushW1, m.word(off), val)
 		m.st(SitePushW2, m.word(base+FieldRet), ret)
+		if m.cfg.RetpGuard {
+			// Fix variant: no frame visible above the raise may carry a
+			// retp before its ret is final.
+			m.st(SitePushW2Retp, m.word(base+m.cfg.FieldRetp()), 0)
+		}
 		if mu.Has(MPush2) {
 			// M-push-2: every frame field only before the increment.
 			m.st(SitePushW5Func, m.word(base+FieldFunc), fn)
@@ -85,6 +90,9 @@ func (m *Machine) ftracePushReturnTrace(ret, fn, fp, retp Word, fgraphIdx int) i
 		m.st(SitePushW5Func, m.word(base+FieldFunc), fn)
 		if ct := m.cfg.FieldCalltime(); ct >= 0 {
 			m.st(SitePushW5Calltime, m.word(base+ct), calltime)
+		}
+		if m.cfg.RetpGuard {
+			m.barrier(SitePushW5Retp)
 		}
 		m.st(SitePushW5Retp, m.word(base+m.cfg.FieldRetp()), retp)
 	}

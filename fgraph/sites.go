@@ -98,6 +98,7 @@ const (
 	SiteReserveCall
 	SiteRetrieveCall
 	SiteOpStart
+	SitePushW2Retp
 	numSites
 )
 
@@ -192,6 +193,7 @@ var siteNames = [...]string{
 	SiteReserveCall:       "reserve.call",
 	SiteRetrieveCall:      "retrieve.call",
 	SiteOpStart:           "op.start",
+	SitePushW2Retp:        "push.w2_retp",
 }
 
 func (s Site) String() string {

@@ -28,7 +28,7 @@ const (
 )
 
 var (
-	fixNames    = [...]string{"no-bit0", "gen-counter", "entry-for-all", "reserve-irqoff"}
+	fixNames    = [...]string{"no-bit0", "gen-counter", "entry-for-all", "reserve-irqoff", "retp-guard"}
 	optionNames = [...]string{"stores-only", "alias"}
 )
 
@@ -102,6 +102,7 @@ type remoteLine struct {
 	line int
 	kind token
 	arg  token
+	with *token // replace: the user registered in its place
 }
 
 // progLine is where a program was written, for error positions.
@@ -314,14 +315,14 @@ func (p *parser) scenarioLine(toks []token) error {
 		for _, a := range args {
 			i := indexOf(fixNames[:], a.text)
 			if i < 0 {
-				return p.errf(a.col, "unknown fix %q (want no-bit0, gen-counter, entry-for-all or reserve-irqoff)", a.text)
+				return p.errf(a.col, "unknown fix %q (want no-bit0, gen-counter, entry-for-all, reserve-irqoff or retp-guard)", a.text)
 			}
 			if seen[i] {
 				return p.errf(a.col, "duplicate fix %q", a.text)
 			}
 			seen[i] = true
 		}
-		sc.Fixes = Fixes{NoBit0: seen[0], GenCounter: seen[1], EntryForAll: seen[2], ReserveIrqOff: seen[3]}
+		sc.Fixes = Fixes{NoBit0: seen[0], GenCounter: seen[1], EntryForAll: seen[2], ReserveIrqOff: seen[3], RetpGuard: seen[4]}
 	case "options":
 		var seen [len(optionNames)]bool
 		for _, a := range args {
@@ -360,14 +361,23 @@ func (p *parser) scenarioLine(toks []token) error {
 		return p.program(d, args, "nmi", &sc.NMI, false)
 	case "remote":
 		if len(args) < 2 {
-			return p.errf(d.col, "remote wants an action and its argument (register USER, unregister USER or unwind taskN)")
+			return p.errf(d.col, "remote wants an action and its argument (register USER, unregister USER, replace USER USER or unwind taskN)")
 		}
-		if len(args) > 2 {
-			return p.errf(args[2].col, "unexpected %q", args[2].text)
+		rl := remoteLine{line: p.line, kind: args[0], arg: args[1]}
+		n := 2
+		if args[0].text == "replace" {
+			if len(args) < 3 {
+				return p.errf(d.col, "remote replace wants two users: replace OLD NEW")
+			}
+			rl.with = &args[2]
+			n = 3
 		}
-		p.remotes = append(p.remotes, remoteLine{line: p.line, kind: args[0], arg: args[1]})
+		if len(args) > n {
+			return p.errf(args[n].col, "unexpected %q", args[n].text)
+		}
+		p.remotes = append(p.remotes, rl)
 	case "bound":
-		kv, err := p.keys(d, args, "K", "D", "R", "E")
+		kv, err := p.keys(d, args, "K", "D", "R", "E", "C")
 		if err != nil {
 			return err
 		}
@@ -388,6 +398,11 @@ func (p *parser) scenarioLine(toks []token) error {
 			}
 		}
 		sc.Bound = Bound{K: v[0], D: v[1], R: v[2], E: v[3]}
+		if t, ok := kv["C"]; ok {
+			if sc.Bound.C, err = p.number(t); err != nil {
+				return err
+			}
+		}
 	case "expect":
 		switch {
 		case len(args) == 1 && args[0].text == "pass":
@@ -692,6 +707,20 @@ func (p *parser) finish() error {
 				return p.errAt(rl.line, rl.arg.col, "unknown user %q", rl.arg.text)
 			}
 			r.User = i
+		case "replace":
+			r.Kind = RemoteReplace
+			i, ok := p.users[rl.arg.text]
+			if !ok {
+				return p.errAt(rl.line, rl.arg.col, "unknown user %q", rl.arg.text)
+			}
+			j, ok := p.users[rl.with.text]
+			if !ok {
+				return p.errAt(rl.line, rl.with.col, "unknown user %q", rl.with.text)
+			}
+			if i == j {
+				return p.errAt(rl.line, rl.with.col, "replace %q by itself", rl.with.text)
+			}
+			r.User, r.With = i, j
 		case "unwind":
 			r.Kind = RemoteUnwind
 			n, err := p.taskRef(rl.arg, rl.line)
@@ -700,7 +729,7 @@ func (p *parser) finish() error {
 			}
 			r.Task = n
 		default:
-			return p.errAt(rl.line, rl.kind.col, "unknown remote action %q (want register, unregister or unwind)", rl.kind.text)
+			return p.errAt(rl.line, rl.kind.col, "unknown remote action %q (want register, unregister, replace or unwind)", rl.kind.text)
 		}
 		label := r.Label(sc)
 		if first, dup := labels[label]; dup {
@@ -768,7 +797,7 @@ func (p *parser) event(toks []token) error {
 	if kind == EvRemote {
 		allowed = append(allowed, "do")
 	}
-	var doArg *token
+	var doArgs []token
 	args := toks[1:]
 	var kvToks []token
 	for i := 0; i < len(args); i++ {
@@ -778,7 +807,11 @@ func (p *parser) event(toks []token) error {
 				return p.errf(args[i].col, "do= wants an action and its argument: do=unregister u1")
 			}
 			i++
-			doArg = &args[i]
+			doArgs = append(doArgs, args[i])
+			if args[i-1].text == "do=replace" && i+1 < len(args) {
+				i++
+				doArgs = append(doArgs, args[i])
+			}
 		}
 	}
 	kv, err := p.keys(d, kvToks, allowed...)
@@ -819,7 +852,10 @@ func (p *parser) event(toks []token) error {
 	}
 	if kind == EvRemote {
 		t = kv["do"]
-		label := t.text + " " + doArg.text
+		label := t.text
+		for _, a := range doArgs {
+			label += " " + a.text
+		}
 		sc := p.f.Scenario
 		ev.Remote = -1
 		for i, r := range sc.Remotes {
@@ -938,7 +974,7 @@ func (f *File) Format() []byte {
 	if sc.FrameWords != 0 || sc.StackWords != 0 {
 		line("layout", fmt.Sprintf("frame=%d", sc.FrameWords), fmt.Sprintf("stack=%d", sc.StackWords))
 	}
-	if fx := (flags{sc.Fixes.NoBit0, sc.Fixes.GenCounter, sc.Fixes.EntryForAll, sc.Fixes.ReserveIrqOff}).names(fixNames[:]); len(fx) > 0 {
+	if fx := (flags{sc.Fixes.NoBit0, sc.Fixes.GenCounter, sc.Fixes.EntryForAll, sc.Fixes.ReserveIrqOff, sc.Fixes.RetpGuard}).names(fixNames[:]); len(fx) > 0 {
 		line(append([]string{"fixes"}, fx...)...)
 	}
 	if sc.Mutant != 0 {
@@ -1033,6 +1069,9 @@ func FormatSchedule(sc *Scenario, s Schedule) string {
 func remoteLabel(sc *Scenario, r Remote) string {
 	if r.Kind == RemoteUnwind {
 		return r.Label(sc)
+	}
+	if r.Kind == RemoteReplace {
+		return fmt.Sprintf("replace %s %s", userName(sc, r.User), userName(sc, r.With))
 	}
 	return fmt.Sprintf("%s %s", r.Kind, userName(sc, r.User))
 }

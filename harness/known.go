@@ -55,6 +55,11 @@ var KnownFindings = []KnownFinding{
 		},
 	},
 	{
+		Name: "inflight-ret-addr", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V611, fgraph.Seed}, Oracle: OracleRetAddr, Fix: "retp-guard",
+		Desc:  "between the raise of curr_ret_stack (W3) and the rewrite of the frame fields (W5) ftrace_graph_ret_addr trusts the new frame: its retp can be a live hijacked slot (left by a discarded tail-call frame, or rewritten before ret by the compiler) while its ret is still an interrupt's, so the unwinder gets the interrupt's return address for that slot",
+		Match: func(r *runner, v Violation) bool { return r.staleRetp },
+	},
+	{
 		Name: "F1-bit0", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V611, fgraph.Seed}, Oracle: OracleCallback, Fix: "no-bit0",
 		Desc: "BIT(0) is set in every bitmap word, so the user at index 0 gets retfuncs (with no data) for frames it never accepted",
 		Match: func(r *runner, v Violation) bool {

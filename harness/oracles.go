@@ -221,7 +221,9 @@ func (r *runner) checkRetAddrs(t int, c *ctx, viaShim bool) {
 			return
 		}
 		if got != s.Orig {
+			r.staleRetp = r.inflightStaleRetp(t, s.Retp, got)
 			r.violate(OracleRetAddr, fmt.Sprintf("task%d: ftrace_graph_ret_addr(slot %#x holding %#x) = %#x, want %#x", t, s.Retp, s.Val, got, s.Orig))
+			r.staleRetp = false
 			return
 		}
 		if s.Val == fgraph.ReturnToHandler && r.sc.Variant != fgraph.Seed {
@@ -240,6 +242,23 @@ func (r *runner) checkRetAddrs(t int, c *ctx, viaShim bool) {
 			prev = idx
 		}
 	}
+}
+
+// inflightStaleRetp reports whether ftrace_graph_ret_addr matched a frame
+// in flight on task t: curr_ret_stack is raised (W3) but its ret or retp word
+// is not rewritten yet (W5), and its words hold retp and got.
+func (r *runner) inflightStaleRetp(t int, retp, got fgraph.Word) bool {
+	m := r.m
+	for _, x := range r.ctxs {
+		e := x.entry
+		if x.task != t || e == nil || !e.pushed || (e.ok[0] && e.ok[2]) {
+			continue
+		}
+		if m.Mem[m.WordAddr(t, e.base+r.cfg.FieldRetp())] == retp && m.Mem[m.WordAddr(t, e.base)] == got {
+			return true
+		}
+	}
+	return false
 }
 
 // cursorAtBottom reports whether the frame for retp starts at word 0 (then
@@ -477,6 +496,8 @@ func (r *runner) checkGlobals() {
 			want = fgraph.OpsHandle(sl.User)
 			active++
 			only = want
+		} else if r.pending[i] > 0 {
+			active++ // allocated, published by its tail
 		}
 		if got == fgraph.HandleNull && active == 0 && sl.User < 0 {
 			continue // never initialised

@@ -52,6 +52,8 @@ type ctx struct {
 	pop    *inflightPop
 	resv   *inflightReserve
 	irqOff int // local_irq_save depth
+	// inCallback counts entry callbacks running in this context.
+	inCallback int
 	// logFrom is where this context's current operation's records start.
 	logFrom int
 }
@@ -75,11 +77,15 @@ type runner struct {
 
 	kUsed, rUsed, eUsed int
 	remoteUsed          []bool
-	finish              []func()
-	orders              map[fgraph.Site][]fgraph.Site // chosen orders, by site
-	drops               map[fgraph.Site][]fgraph.Site
-	nextID              int
-	points              int
+	finish              []func() // run at the next quiescent point
+	later               []func() // queued by finish functions, for the one after
+	// pending[i] is 1+user for a registration of slot i whose tail
+	// (ftrace_startup_subops and the publish) has not run yet.
+	pending [model.Slots]int
+	orders  map[fgraph.Site][]fgraph.Site // chosen orders, by site
+	drops   map[fgraph.Site][]fgraph.Site
+	nextID  int
+	points  int
 
 	sched    Schedule
 	aliasDep bool
@@ -95,8 +101,11 @@ type runner struct {
 	// fgraph_reserve_data and its rewrite of the DATA word (W3) is still
 	// pending while the word in memory differs from it.
 	inReserveWindow bool
-	tr              *tracer
-	cov             *Coverage
+	// staleRetp: the ret-addr violation being reported comes from an
+	// in-flight frame (known finding inflight-ret-addr).
+	staleRetp bool
+	tr        *tracer
+	cov       *Coverage
 }
 
 // RunOptions tune one run.
@@ -204,14 +213,15 @@ func (r *runner) reset() {
 	r.model = model.New(r.mcfg, users, len(r.sc.Tasks))
 	for _, c := range r.taskCt {
 		c.buf, c.occ, c.entry, c.pop, c.logFrom = c.buf[:0], [fgraph.NumSites]int32{}, nil, nil, 0
-		c.resv, c.irqOff, c.rest = nil, 0, nil
+		c.resv, c.irqOff, c.rest, c.inCallback = nil, 0, nil, 0
 	}
 	r.ctxs = r.ctxs[:0]
 	clear(r.pc)
 	clear(r.remoteUsed)
 	clear(r.orders)
 	clear(r.drops)
-	r.finish = r.finish[:0]
+	r.finish, r.later = r.finish[:0], r.later[:0]
+	r.pending = [model.Slots]int{}
 	r.kUsed, r.rUsed, r.eUsed, r.nextID, r.points, r.direct = 0, 0, 0, 0, 0, 0
 	r.sched = Schedule{}
 	r.aliasDep, r.stopped = false, false
@@ -353,15 +363,10 @@ func (r *runner) call(c *ctx, op Op) {
 	if r.stopped {
 		return
 	}
-	// The model's view of the same call. Leaving users (unregister begun)
-	// may or may not be called; follow what the kernel did.
-	var leaving uint16
-	for _, rec := range m.Log[c.logFrom:] {
-		if rec.Kind == fgraph.RecEntry && rec.Level == c.level && rec.Idx >= 0 {
-			leaving |= 1 << uint(rec.Idx&15)
-		}
-	}
-	res := r.model.CallWith(t, op.Func, ret, fgraph.FuncAddr(op.Func), retp, r.claimed(c), r.flux(slots), leaving)
+	// The model's view of the same call, against the user table the
+	// kernel used (users that came or went meanwhile: what it did).
+	tab := r.table(slots, r.records(c, fgraph.RecEntry))
+	res := r.model.CallWith(t, op.Func, ret, fgraph.FuncAddr(op.Func), retp, r.claimed(c), &tab)
 	if hij != res.Pushed {
 		r.violate("model", fmt.Sprintf("call %d: kernel hijacked=%v, model pushed=%v (traced=%v overrun=%v)", op.Func, hij, res.Pushed, res.Traced, res.Overrun))
 		return
@@ -391,13 +396,14 @@ func (r *runner) ret(c *ctx) {
 	n := m.Handlers[c.level&7] - h0
 	recs := r.records(c, fgraph.RecReturn)
 	for i := 0; i < n; i++ {
-		var leaving uint16
+		var mine []fgraph.Record
 		for _, rec := range recs {
-			if rec.Idx >= 0 {
-				leaving |= 1 << uint(rec.Idx&15)
+			if rec.Handler == h0+i+1 {
+				mine = append(mine, rec)
 			}
 		}
-		mr, err := r.model.ReturnWith(t, r.flux(slots), leaving)
+		tab := r.table(slots, mine)
+		mr, err := r.model.ReturnWith(t, &tab)
 		if err != nil {
 			r.violate("model", fmt.Sprintf("return through return_to_handler: %v", err))
 			return
@@ -412,15 +418,25 @@ func (r *runner) ret(c *ctx) {
 	}
 }
 
-// flux lists the slots whose occupant changed since before.
-func (r *runner) flux(before [model.Slots]model.Slot) uint16 {
-	var f uint16
-	for i, sl := range r.model.Slots {
-		if sl.User != before[i].User || sl.Gen != before[i].Gen {
-			f |= 1 << i
+// table is the user table an operation ran against: the model's, except
+// for slots whose occupant changed during the operation or is leaving,
+// where the kernel may have seen either; there the callbacks it ran decide.
+func (r *runner) table(before [model.Slots]model.Slot, recs []fgraph.Record) [model.Slots]model.Slot {
+	tab := r.model.Slots
+	for i := range tab {
+		now := r.model.Slots[i]
+		if now.User == before[i].User && now.Gen == before[i].Gen && !now.Leaving && !before[i].Leaving {
+			continue
+		}
+		tab[i] = model.Slot{User: -1}
+		for _, rec := range recs {
+			if rec.Idx == i && rec.Ops >= 0 {
+				tab[i] = model.Slot{User: rec.Ops, Gen: rec.Gen, Ready: true}
+				break
+			}
 		}
 	}
-	return f
+	return tab
 }
 
 // records returns this op's callback records of kind k at c's level.
@@ -490,6 +506,9 @@ func (r *runner) Store(s fgraph.Site, a fgraph.Addr, v fgraph.Word, k fgraph.Kin
 		return
 	}
 	c := r.top()
+	if s == fgraph.SiteEnterDepthStore && c.inCallback > 0 && !r.opt.NoOracles {
+		r.violate(OracleCallback, "function_graph_enter re-entered from inside an entry callback in the same context (no recursion lock)")
+	}
 	c.buf = append(c.buf, pending{site: s, addr: a, val: v, kind: k})
 }
 
@@ -526,6 +545,14 @@ func (r *runner) Fence(s fgraph.Site, f fgraph.Fence) {
 		c.irqOff++
 	case fgraph.IrqOn:
 		c.irqOff--
+	case fgraph.CallIn:
+		if s == fgraph.SiteEnterCall {
+			c.inCallback++
+		}
+	case fgraph.CallOut:
+		if s == fgraph.SiteEnterCallRet {
+			c.inCallback--
+		}
 	}
 	if s == fgraph.SiteReserveCall && f == fgraph.CallOut && c.resv != nil {
 		c.resv = nil
@@ -701,28 +728,68 @@ func (r *runner) remote(c *ctx, i int) {
 		seed := r.sc.Variant == fgraph.Seed
 		if seed {
 			r.modelRegister(rem.User, idx)
+		} else {
+			r.pending[idx] = rem.User + 1
 		}
 		r.finish = append(r.finish, func() {
 			m.RegisterFinish(o)
 			if !seed {
+				r.pending[idx] = 0
 				r.modelRegister(rem.User, idx)
 			}
 		})
 	case RemoteUnregister:
-		o := r.ops[rem.User]
-		if !m.UnregisterBegin(o) {
+		r.remoteUnregister(rem.User)
+	case RemoteReplace:
+		// A tracer switch: unregister_ftrace_graph() cannot return while
+		// this CPU is inside fgraph code (ftrace_shutdown_subops waits for
+		// it), so the register starts at the next quiescent point and its
+		// tail runs at the one after.
+		if !r.remoteUnregister(rem.User) {
 			return
 		}
-		r.model.BeginUnregister(rem.User)
-		r.finish = append(r.finish, func() {
-			m.UnregisterFinish(o)
-			if err := r.model.Unregister(rem.User); err != nil {
-				r.violate("model", err.Error())
+		fin := r.finish[len(r.finish)-1]
+		r.finish[len(r.finish)-1] = func() {
+			fin()
+			o := r.ops[rem.With]
+			idx := m.RegisterBegin(o)
+			if idx < 0 {
+				return
 			}
-		})
+			seed := r.sc.Variant == fgraph.Seed
+			if seed {
+				r.modelRegister(rem.With, idx)
+			} else {
+				r.pending[idx] = rem.With + 1
+			}
+			r.later = append(r.later, func() {
+				m.RegisterFinish(o)
+				if !seed {
+					r.pending[idx] = 0
+					r.modelRegister(rem.With, idx)
+				}
+			})
+		}
 	case RemoteUnwind:
 		r.checkRetAddrs(rem.Task, c, false)
 	}
+}
+
+// remoteUnregister begins an unregister and queues its tail.
+func (r *runner) remoteUnregister(u int) bool {
+	m := r.m
+	o := r.ops[u]
+	if !m.UnregisterBegin(o) {
+		return false
+	}
+	r.model.BeginUnregister(u)
+	r.finish = append(r.finish, func() {
+		m.UnregisterFinish(o)
+		if err := r.model.Unregister(u); err != nil {
+			r.violate("model", err.Error())
+		}
+	})
+	return true
 }
 
 func (r *runner) modelRegister(u, idx int) {
@@ -743,6 +810,7 @@ func (r *runner) quiescent() {
 		r.finish = r.finish[1:]
 		f()
 	}
+	r.finish, r.later = r.later, r.finish[:0]
 	r.direct--
 	r.ver++
 	if !r.opt.NoOracles {

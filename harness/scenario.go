@@ -54,23 +54,28 @@ const (
 	RemoteRegister   RemoteKind = iota // register a user
 	RemoteUnregister                   // unregister a user
 	RemoteUnwind                       // unwind a task's stack from another CPU
+	RemoteReplace                      // unregister User, then register With (switching tracers)
 )
 
-var remoteNames = [...]string{"register", "unregister", "unwind"}
+var remoteNames = [...]string{"register", "unregister", "unwind", "replace"}
 
 func (k RemoteKind) String() string { return remoteNames[k] }
 
 // Remote is one remote-CPU action available to the scheduler.
 type Remote struct {
 	Kind RemoteKind
-	User int // register, unregister
+	User int // register, unregister, replace
+	With int // replace: the user registered after User is unregistered
 	Task int // unwind
 }
 
 // Label is the remote action as written in files: "unregister u1".
 func (r Remote) Label(s *Scenario) string {
-	if r.Kind == RemoteUnwind {
+	switch r.Kind {
+	case RemoteUnwind:
 		return fmt.Sprintf("unwind task%d", r.Task)
+	case RemoteReplace:
+		return fmt.Sprintf("replace %s %s", s.Users[r.User].Name, s.Users[r.With].Name)
 	}
 	return fmt.Sprintf("%s %s", r.Kind, s.Users[r.User].Name)
 }
@@ -104,6 +109,8 @@ type Fixes struct {
 	// ReserveIrqOff is the fix variant for the reserve-window finding:
 	// interrupts masked across fgraph_reserve_data.
 	ReserveIrqOff bool
+	// RetpGuard is the fix variant for the inflight-ret-addr finding.
+	RetpGuard bool
 }
 
 // Scenario is everything a run needs besides the schedule.
@@ -149,6 +156,7 @@ func (s *Scenario) Config() fgraph.Config {
 	c.GenCounter = s.Fixes.GenCounter
 	c.EntryForAll = s.Fixes.EntryForAll
 	c.ReserveIrqOff = s.Fixes.ReserveIrqOff
+	c.RetpGuard = s.Fixes.RetpGuard
 	if s.Mutant != 0 {
 		c.Mutants = c.Mutants.With(s.Mutant)
 		mi := s.Mutant.Info()
@@ -178,6 +186,9 @@ func (s *Scenario) Validate() error {
 	for _, r := range s.Remotes {
 		if r.Kind != RemoteUnwind && (r.User < 0 || r.User >= len(s.Users)) {
 			return fmt.Errorf("scenario %s: remote names user %d of %d", s.Name, r.User, len(s.Users))
+		}
+		if r.Kind == RemoteReplace && (r.With < 0 || r.With >= len(s.Users) || r.With == r.User) {
+			return fmt.Errorf("scenario %s: remote replace names user %d of %d", s.Name, r.With, len(s.Users))
 		}
 		if r.Kind == RemoteUnwind && (r.Task < 0 || r.Task >= len(s.Tasks)) {
 			return fmt.Errorf("scenario %s: remote unwind of task %d of %d", s.Name, r.Task, len(s.Tasks))

@@ -236,13 +236,13 @@ func Payload(u, gen, fn int, retp uint64, i int) uint64 {
 // retp. claimed is the number of words already taken on t's stack by entries
 // still in flight in the contexts this call interrupts.
 func (s *State) Call(t, fn int, ret, funcAddr, retp uint64, claimed int) CallResult {
-	return s.CallWith(t, fn, ret, funcAddr, retp, claimed, 0, 0)
+	return s.CallWith(t, fn, ret, funcAddr, retp, claimed, &s.Slots)
 }
 
-// CallWith is Call for a call during which the user table changed: for a
-// slot in flux (bit i: slot i; leaving slots always are), the kernel may or
-// may not have run the user, and called says which it did.
-func (s *State) CallWith(t, fn int, ret, funcAddr, retp uint64, claimed int, flux, called uint16) CallResult {
+// CallWith is Call evaluated against the given user table instead of the
+// model's own: the harness passes the table the kernel actually used when
+// users came or went during the call.
+func (s *State) CallWith(t, fn int, ret, funcAddr, retp uint64, claimed int, slots *[Slots]Slot) CallResult {
 	var r CallResult
 	if !s.Traced(fn) {
 		return r
@@ -261,8 +261,8 @@ func (s *State) CallWith(t, fn int, ret, funcAddr, retp uint64, claimed int, flu
 	}
 	curr += c.F + 1
 	f := Frame{Ret: ret, Func: funcAddr, Retp: retp}
-	for i, sl := range s.Slots {
-		if sl.User < 0 || (sl.Leaving || flux&(1<<i) != 0) && called&(1<<i) == 0 {
+	for i, sl := range slots {
+		if sl.User < 0 {
 			continue
 		}
 		u := s.Users[sl.User]
@@ -325,11 +325,11 @@ type ReturnResult struct {
 // Return pops task t's top frame and lists the retfuncs the kernel runs:
 // every slot whose bit is set and that holds a user now (whoever it is, as
 // the kernel does; the protocol oracle judges that separately).
-func (s *State) Return(t int) (ReturnResult, error) { return s.ReturnWith(t, 0, 0) }
+func (s *State) Return(t int) (ReturnResult, error) { return s.ReturnWith(t, &s.Slots) }
 
-// ReturnWith is Return for a return during which the user table changed
-// (see CallWith).
-func (s *State) ReturnWith(t int, flux, called uint16) (ReturnResult, error) {
+// ReturnWith is Return evaluated against the given user table (see
+// CallWith).
+func (s *State) ReturnWith(t int, slots *[Slots]Slot) (ReturnResult, error) {
 	tk := &s.Tasks[t]
 	if len(tk.Frames) == 0 {
 		return ReturnResult{}, fmt.Errorf("return on task %d with no frame", t)
@@ -339,8 +339,8 @@ func (s *State) ReturnWith(t int, flux, called uint16) (ReturnResult, error) {
 	tk.Depth--
 	r := ReturnResult{Frame: f}
 	for i := 0; i < Slots; i++ {
-		sl := s.Slots[i]
-		if f.Bits&(1<<i) == 0 || sl.User < 0 || (sl.Leaving || flux&(1<<i) != 0) && called&(1<<i) == 0 {
+		sl := slots[i]
+		if f.Bits&(1<<i) == 0 || sl.User < 0 {
 			continue
 		}
 		if s.Cfg.GenCounter && uint32(s.SlotGen[i]&3) != (f.Gens>>(2*i))&3 {
