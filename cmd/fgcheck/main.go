@@ -1,0 +1,69 @@
+// Command fgcheck explores, samples, replays and minimizes interleavings of
+// the fgraph shadow stack under simulated interrupts, and runs the mutant
+// catalogue. Run "fgcheck help" for the subcommands.
+//
+// Exit codes: 0 clean (known findings allowed), 1 a violation was found,
+// 2 misuse (bad flags, bad files, unknown names).
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+// command is one subcommand. Files named cmd_<name>.go register theirs in
+// init().
+type command struct {
+	name  string
+	short string // one line for "fgcheck help"
+	run   func(args []string, stdout, stderr io.Writer) int
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) {
+	if _, dup := commands[c.name]; dup {
+		panic("fgcheck: duplicate command " + c.name)
+	}
+	commands[c.name] = c
+}
+
+// Exit codes.
+const (
+	exitClean     = 0
+	exitViolation = 1
+	exitMisuse    = 2
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(stdout)
+		if len(args) == 0 {
+			return exitMisuse
+		}
+		return exitClean
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "fgcheck: unknown command %q (run \"fgcheck help\")\n", args[0])
+		return exitMisuse
+	}
+	return c.run(args[1:], stdout, stderr)
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: fgcheck COMMAND [flags]")
+	fmt.Fprintln(w)
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].short)
+	}
+}
