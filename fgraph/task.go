@@ -78,6 +78,16 @@ func (m *Machine) FtraceGraphInitTask(t int) {
 	}
 }
 
+// BaseFunc is the symbolic function a context starts in: 0 for a task (its
+// entry point), 0xfff0+level for an interrupt handler, so return addresses
+// of different contexts never coincide.
+func baseFunc(level int) int {
+	if level == 0 {
+		return 0
+	}
+	return 0xfff0 + level
+}
+
 // retpBase is where a context's real stack lives: distinct per task and
 // context level, so a slot address is unique while it is live.
 func retpBase(task, level int) Word {
@@ -111,10 +121,12 @@ func (m *Machine) PeekCall(tail bool) (ret, retp Word) {
 		sl := ti.slots[len(ti.slots)-1]
 		return sl.val, sl.retp
 	}
-	caller, n := 0, 0
+	caller, n := baseFunc(m.Level), 0
 	for i := len(ti.slots) - 1; i >= 0; i-- {
 		if ti.slots[i].ctx == m.Level {
-			caller = ti.slots[i].fn
+			if n == 0 {
+				caller = ti.slots[i].fn
+			}
 			n++
 		}
 	}
@@ -134,10 +146,12 @@ func (m *Machine) Call(fn int, tail bool) bool {
 		sl = &ti.slots[len(ti.slots)-1]
 		sl.fn = fn
 	} else {
-		caller, n := 0, 0
+		caller, n := baseFunc(m.Level), 0
 		for i := len(ti.slots) - 1; i >= 0; i-- {
 			if ti.slots[i].ctx == m.Level {
-				caller = ti.slots[i].fn
+				if n == 0 {
+					caller = ti.slots[i].fn
+				}
 				n++
 			}
 		}

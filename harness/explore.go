@@ -16,7 +16,9 @@ type dfs struct {
 	zero  bool
 }
 
-type step struct{ c, n int }
+// step is one choice point on the current path: the choice made, the
+// options offered, and how many of them this shard explores.
+type step struct{ c, n, lim int }
 
 func (d *dfs) Choose(p *Point, opts []Option) int {
 	n := len(opts)
@@ -34,10 +36,11 @@ func (d *dfs) Choose(p *Point, opts []Option) int {
 	// Sharding: the first non-default choice decides the shard. While every
 	// choice so far is the default, only the owner of this position may
 	// leave it.
+	lim := n
 	if d.of > 1 && d.zero && d.pos%d.of != d.shard {
-		n = 1
+		lim = 1
 	}
-	d.path = append(d.path, step{0, n})
+	d.path = append(d.path, step{0, n, lim})
 	d.pos++
 	return 0
 }
@@ -46,7 +49,7 @@ func (d *dfs) Choose(p *Point, opts []Option) int {
 func (d *dfs) next() bool {
 	for len(d.path) > 0 {
 		s := &d.path[len(d.path)-1]
-		if s.c+1 < s.n {
+		if s.c+1 < s.lim {
 			s.c++
 			d.pos, d.zero = 0, true
 			return true

@@ -24,7 +24,7 @@ func (e *FormatError) Error() string {
 const (
 	formatMagic   = "fgcheck"
 	formatVersion = "v1"
-	maxFunc       = 0xffff
+	maxFunc       = 0xffef // 0xfff0.. name the interrupt handlers
 )
 
 var (

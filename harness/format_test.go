@@ -220,7 +220,7 @@ func TestParseFileErrors(t *testing.T) {
 			"an interrupt must return from every call; not attributable to one op"},
 		{"irq-sleeps", head + body + "irq ops=(call 10, sleep, ret)\n", "f:6:19: irq: op 2: sleep in an interrupt",
 			"interrupts cannot sleep"},
-		{"func-out-of-range", head + "task ops=(call 65536)\nbound K=0 D=0 R=0 E=0\n", "f:4:11: task 0: op 1: function 65536 out of range 1..65535",
+		{"func-out-of-range", head + "task ops=(call 65536)\nbound K=0 D=0 R=0 E=0\n", "f:4:11: task 0: op 1: function 65536 out of range 1..65519",
 			"functions are 16-bit"},
 		{"missing-bound", head + "task ops=(call 1, ret)\n", "f:1:1: missing \"bound\" line",
 			"bound is required; a missing line has no position"},
@@ -234,7 +234,7 @@ func TestParseFileErrors(t *testing.T) {
 			"fgraph.MaxOps users"},
 		{"duplicate-user", head + "user u1\nuser u1 data=8\n" + body, "f:5:6: duplicate user \"u1\" (first at line 4)",
 			"users are referred to by name"},
-		{"filter-func-0", head + "user u1 filter=1,0\n" + body, "f:4:18: function 0 out of range 1..65535",
+		{"filter-func-0", head + "user u1 filter=1,0\n" + body, "f:4:18: function 0 out of range 1..65519",
 			"the column points at the list element"},
 		{"unknown-setup-user", head + "user u1\nsetup u1 nobody\n" + body, "f:5:10: unknown user \"nobody\"",
 			"setup names declared users"},
@@ -346,7 +346,7 @@ func genProgram(t *rapid.T, label string, task bool) []harness.Op {
 	var p []harness.Op
 	n := rapid.IntRange(0, 8).Draw(t, label+".len")
 	depth := 0
-	fn := rapid.OneOf(rapid.IntRange(1, 20), rapid.IntRange(1, 0xffff))
+	fn := rapid.OneOf(rapid.IntRange(1, 20), rapid.IntRange(1, 0xffef))
 	for i := 0; i < n; i++ {
 		kinds := []harness.OpKind{harness.OpCall, harness.OpUnwind}
 		if depth > 0 {
@@ -377,7 +377,7 @@ func genFuncs(t *rapid.T, label string) []int {
 	if rapid.Bool().Draw(t, label+".all") {
 		return nil
 	}
-	return rapid.SliceOfN(rapid.IntRange(1, 0xffff), 1, 4).Draw(t, label)
+	return rapid.SliceOfN(rapid.IntRange(1, 0xffef), 1, 4).Draw(t, label)
 }
 
 func nilIfEmpty[T any](s []T) []T {
@@ -424,7 +424,7 @@ func genFile(t *rapid.T) *harness.File {
 			DataBytes: rapid.IntRange(0, 256).Draw(t, "data"),
 		}
 		if rapid.Bool().Draw(t, "callinSet") {
-			u.CallInEntry = rapid.IntRange(1, 0xffff).Draw(t, "callin")
+			u.CallInEntry = rapid.IntRange(1, 0xffef).Draw(t, "callin")
 		}
 		sc.Users = append(sc.Users, u)
 	}

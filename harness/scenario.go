@@ -219,15 +219,15 @@ func checkProgram(p []Op, task bool) error {
 	for i, op := range p {
 		switch op.Kind {
 		case OpCall:
-			if op.Func <= 0 || op.Func > 0xffff {
-				return fmt.Errorf("op %d: function %d out of range 1..65535", i+1, op.Func)
+			if op.Func <= 0 || op.Func >= 0xfff0 {
+				return fmt.Errorf("op %d: function %d out of range 1..65519", i+1, op.Func)
 			}
 			depth++
 		case OpTail:
 			if depth == 0 {
 				return fmt.Errorf("op %d: tail call outside a function", i+1)
 			}
-			if op.Func <= 0 || op.Func > 0xffff {
+			if op.Func <= 0 || op.Func >= 0xfff0 {
 				return fmt.Errorf("op %d: function %d out of range", i+1, op.Func)
 			}
 		case OpRet:

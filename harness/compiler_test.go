@@ -1,0 +1,209 @@
+package harness
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/fgcheck/fgcheck/fgraph"
+)
+
+// tinyOutcomes runs a tiny program of raw shim accesses in the task context
+// under every choice the compiler model allows (DFS, R=limit regions) and
+// returns the distinct sequences of commits each run made, as strings.
+func tinyOutcomes(t *testing.T, alias bool, prog func(r *runner)) []string {
+	t.Helper()
+	sc := &Scenario{Name: "tiny", Variant: fgraph.Latest, StackWords: 64, Tasks: [][]Op{{}},
+		Bound: Bound{R: 4}, Alias: alias}
+	r, err := newRunner(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	d := &dfs{zero: true}
+	for {
+		r.reset()
+		r.ch, r.opt, r.res = d, RunOptions{NoOracles: true}, &Result{}
+		r.tr = &tracer{}
+		r.m.SetHooks(r)
+		r.ctxs = append(r.ctxs[:0], r.taskCt[0])
+		prog(r)
+		var commits []string
+		for _, l := range r.tr.lines {
+			if i := strings.Index(l, "commit "); i >= 0 {
+				commits = append(commits, strings.Fields(l[i:])[1])
+			}
+			if i := strings.Index(l, "drop "); i >= 0 {
+				commits = append(commits, "-"+strings.Fields(l[i:])[1])
+			}
+		}
+		seen[strings.Join(commits, " ")] = true
+		if !d.next() {
+			break
+		}
+	}
+	var out []string
+	for k := range seen {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Sites used as labels for the tiny programs.
+var (
+	sA = fgraph.SitePushW1
+	sB = fgraph.SitePushW2
+	sC = fgraph.SitePushW4
+)
+
+func TestCompilerModelRules(t *testing.T) {
+	w := func(r *runner, i int) fgraph.Addr { return r.m.WordAddr(0, i) }
+	curr := func(r *runner) fgraph.Addr { return r.m.TaskBase(0) + fgraph.TaskCurr }
+	tests := []struct {
+		name   string
+		reason string
+		alias  bool
+		prog   func(r *runner)
+		want   []string
+	}{
+		{
+			name:   "plain-different-addresses",
+			reason: "plain stores to different addresses may commit in either order",
+			prog: func(r *runner) {
+				r.Store(sA, w(r, 1), 1, fgraph.Plain)
+				r.Store(sB, w(r, 2), 2, fgraph.Plain)
+				r.Fence(fgraph.SiteNone, fgraph.Barrier)
+			},
+			want: []string{"push.w1 push.w2", "push.w2 push.w1"},
+		},
+		{
+			name:   "same-address",
+			reason: "two stores to one address keep program order; the first is dead and may be dropped",
+			prog: func(r *runner) {
+				r.Store(sA, w(r, 1), 1, fgraph.Plain)
+				r.Store(sB, w(r, 1), 2, fgraph.Plain)
+				r.Fence(fgraph.SiteNone, fgraph.Barrier)
+			},
+			want: []string{"-push.w1 push.w2", "push.w1 push.w2"},
+		},
+		{
+			name:   "once-once",
+			reason: "ONCE accesses keep program order among themselves",
+			prog: func(r *runner) {
+				r.Store(sA, w(r, 1), 1, fgraph.Once)
+				r.Store(sB, w(r, 2), 2, fgraph.Once)
+				r.Fence(fgraph.SiteNone, fgraph.Barrier)
+			},
+			want: []string{"push.w1 push.w2"},
+		},
+		{
+			name:   "plain-across-once",
+			reason: "a plain store may move across ONCE stores, which stay ordered",
+			prog: func(r *runner) {
+				r.Store(sA, w(r, 1), 1, fgraph.Once)
+				r.Store(sB, w(r, 2), 2, fgraph.Once)
+				r.Store(sC, w(r, 3), 3, fgraph.Plain)
+				r.Fence(fgraph.SiteNone, fgraph.Barrier)
+			},
+			want: []string{"push.w1 push.w2 push.w4", "push.w1 push.w4 push.w2", "push.w4 push.w1 push.w2"},
+		},
+		{
+			name:   "barrier",
+			reason: "a barrier ends the region: nothing moves across it",
+			prog: func(r *runner) {
+				r.Store(sA, w(r, 1), 1, fgraph.Plain)
+				r.Fence(fgraph.SiteNone, fgraph.Barrier)
+				r.Store(sB, w(r, 2), 2, fgraph.Plain)
+				r.Fence(fgraph.SiteNone, fgraph.Barrier)
+			},
+			want: []string{"push.w1 push.w2"},
+		},
+		{
+			name:   "one-order-per-static-region",
+			reason: "one binary has one order per static region: the second instance repeats the first's",
+			prog: func(r *runner) {
+				for i := 0; i < 2; i++ {
+					r.Store(sA, w(r, 1+2*i), 1, fgraph.Plain)
+					r.Store(sB, w(r, 2+2*i), 2, fgraph.Plain)
+					r.Fence(fgraph.SiteNone, fgraph.Barrier)
+				}
+			},
+			want: []string{"push.w1 push.w2 push.w1 push.w2", "push.w2 push.w1 push.w2 push.w1"},
+		},
+		{
+			name:   "alias-word-and-field",
+			reason: "with alias analysis a ret_stack word store keeps its order against a task-field store",
+			alias:  true,
+			prog: func(r *runner) {
+				r.Store(sA, w(r, 1), 1, fgraph.Plain)
+				r.Store(sB, curr(r), 2, fgraph.Plain)
+				r.Fence(fgraph.SiteNone, fgraph.Barrier)
+			},
+			want: []string{"push.w1 push.w2"},
+		},
+		{
+			name:   "no-alias-word-and-field",
+			reason: "without alias knowledge (the default) the same two stores may swap",
+			prog: func(r *runner) {
+				r.Store(sA, w(r, 1), 1, fgraph.Plain)
+				r.Store(sB, curr(r), 2, fgraph.Plain)
+				r.Fence(fgraph.SiteNone, fgraph.Barrier)
+			},
+			want: []string{"push.w1 push.w2", "push.w2 push.w1"},
+		},
+	}
+	for _, tc := range tests {
+		if tc.reason == "" {
+			t.Fatalf("%s: no reason", tc.name)
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			got := tinyOutcomes(t, tc.alias, tc.prog)
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("outcomes %q, want %q\nreason: %s", got, tc.want, tc.reason)
+			}
+		})
+	}
+}
+
+func TestOwnContextForwarding(t *testing.T) {
+	sc := &Scenario{Name: "tiny", Variant: fgraph.Latest, StackWords: 64, Tasks: [][]Op{{}}}
+	r, err := newRunner(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.reset()
+	r.ch, r.res = noChoice{}, &Result{}
+	r.ctxs = append(r.ctxs[:0], r.taskCt[0])
+	a := r.m.WordAddr(0, 5)
+	r.Store(sA, a, 42, fgraph.Plain)
+	if got := r.Load(sB, a, fgraph.Plain); got != 42 {
+		t.Errorf("own load after a buffered store = %d, want 42 (forwarded)", got)
+	}
+	if r.m.Mem[a] != 0 {
+		t.Errorf("memory holds %d before the region ends, want 0: other contexts must not see it", r.m.Mem[a])
+	}
+	r.Fence(fgraph.SiteNone, fgraph.Barrier)
+	if r.m.Mem[a] != 42 {
+		t.Errorf("memory holds %d after the barrier, want 42", r.m.Mem[a])
+	}
+}
+
+func TestRereadSeesRemoteChange(t *testing.T) {
+	sc := &Scenario{Name: "tiny", Variant: fgraph.Latest, StackWords: 64, Tasks: [][]Op{{}}}
+	r, err := newRunner(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.reset()
+	r.ch, r.res = noChoice{}, &Result{}
+	r.ctxs = append(r.ctxs[:0], r.taskCt[0])
+	a := fgraph.AddrArray + 3
+	r.m.Mem[a] = 7
+	first := r.Load(fgraph.SiteEnterArray, a, fgraph.Plain)
+	r.m.Mem[a] = fgraph.HandleStub // another CPU stores the stub in between
+	if got := r.Reread(fgraph.SiteEnterArrayUse, a, first); got != fgraph.HandleStub {
+		t.Errorf("re-read of a plain load used twice = %d, want the new value %d", got, fgraph.HandleStub)
+	}
+}

@@ -1,0 +1,171 @@
+package harness
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/fgcheck/fgcheck/fgraph"
+)
+
+// small is a scenario whose interrupt points can be counted by hand.
+func small(k int) *Scenario {
+	return &Scenario{
+		Name: "small", Variant: fgraph.Latest, StackWords: 64,
+		Users: []User{{Name: "u0"}, {Name: "u1", DataBytes: 8}},
+		Setup: []int{0, 1},
+		Tasks: [][]Op{{{OpCall, 1}, {OpCall, 2}, {OpRet, 0}, {OpRet, 0}}},
+		IRQ:   []Op{{OpCall, 10}, {OpRet, 0}},
+		Bound: Bound{K: k, D: 1},
+	}
+}
+
+// interruptPoints counts, from the trace of the interrupt-free run, the
+// yield points where an interrupt may be delivered: every store commit and
+// every op start of the task context (docs/compiler-model.md). It does not
+// use the explorer.
+func interruptPoints(t *testing.T, sc *Scenario) int {
+	t.Helper()
+	res, err := Run(sc, noChoice{}, RunOptions{Trace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, l := range res.Trace {
+		if strings.HasPrefix(l, "task0 commit ") {
+			n++
+		}
+	}
+	for _, p := range sc.Tasks {
+		n += len(p) // one op.start per op
+	}
+	return n
+}
+
+func TestExhaustiveCountClosedForm(t *testing.T) {
+	p := interruptPoints(t, small(1))
+	tests := []struct {
+		k      int
+		want   int64
+		reason string
+	}{
+		{0, 1, "no interrupt: the one program-order run"},
+		{1, int64(1 + p), "one IRQ at any of the P task points, or none"},
+		{2, int64(1 + p + p*(p-1)/2), "two IRQs at distinct task points (D=1: none inside an IRQ); a transparent IRQ leaves the task's points unchanged"},
+	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprintf("K=%d", tc.k), func(t *testing.T) {
+			s, err := Explore(small(tc.k), ExploreOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Runs != tc.want || s.Violations != 0 || !s.Complete {
+				t.Errorf("explored %d schedules (violations %d, complete %v), want %d with P=%d\nreason: %s", s.Runs, s.Violations, s.Complete, tc.want, p, tc.reason)
+			}
+		})
+	}
+}
+
+func TestShardsPartitionTheSpace(t *testing.T) {
+	sc := small(2)
+	whole, err := Explore(sc, ExploreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum int64
+	seen := map[string]bool{}
+	for i := 0; i < 3; i++ {
+		s, err := Explore(sc, ExploreOptions{Shard: i, Shards: 3, OnViolation: nil})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum += s.Runs
+		_ = seen
+	}
+	if sum != whole.Runs {
+		t.Errorf("three shards explored %d schedules, the whole space has %d", sum, whole.Runs)
+	}
+	par, err := Explore(sc, ExploreOptions{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if par.Runs != whole.Runs {
+		t.Errorf("two workers explored %d schedules, one explores %d", par.Runs, whole.Runs)
+	}
+}
+
+// TestInflightAllowance shows the oracle-2 allowance of the kernel comment
+// in ftrace_push_return_trace(): an IRQ that pushes before W3 leaves its own
+// ret in our frame; between W3 and the rewrite (W5) that bogus ret is
+// tolerated, and after the rewrite it is not (M-push-2 drops the rewrite).
+func TestInflightAllowance(t *testing.T) {
+	sched := Schedule{Events: []Event{{ID: 1, Kind: EvIRQ, In: "task0", At: Pos{fgraph.SitePushW2, 1}}}}
+	sc := small(2)
+	var sawBogus bool
+	inner := NewReplay(sc, sched)
+	probe := ChooserFunc(func(p *Point, opts []Option) int {
+		if p.Ctx == "task0" && p.Pos == (Pos{fgraph.SitePushW3, 1}) {
+			// Oracles already ran at this yield point: the frame is in
+			// flight with the IRQ's ret in it.
+			sawBogus = true
+		}
+		return inner.Choose(p, opts)
+	})
+	res, err := Run(sc, probe, RunOptions{Trace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failed() {
+		t.Fatalf("tolerated case failed: %v", res.Violations)
+	}
+	if !sawBogus {
+		t.Fatal("the run never reached the W3 commit with the IRQ's frame underneath")
+	}
+	// The IRQ really did clobber the word: the trace shows its ret written
+	// at word 0 before our W3.
+	if !strings.Contains(strings.Join(res.Trace, "\n"), "irq 1 in task0") {
+		t.Fatalf("no IRQ in the trace:\n%s", strings.Join(res.Trace, "\n"))
+	}
+
+	rej := small(2)
+	rej.Mutant = fgraph.MPush2
+	res, err = Run(rej, NewReplay(rej, sched), RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Once the entry completed the frame must be exact: the first check
+	// after it (the model at the quiescent point, or an unwinder) rejects.
+	if !res.Failed() || (res.Violations[0].Oracle != OracleRetAddr && res.Violations[0].Oracle != OracleModel) ||
+		!strings.Contains(res.Violations[0].Msg, "Ret") && !strings.Contains(res.Violations[0].Msg, ".ret") {
+		t.Fatalf("rejected case (no rewrite after W3): violations %v, want the frame's ret reported wrong", res.Violations)
+	}
+}
+
+func TestReplayIsDeterministic(t *testing.T) {
+	sc := Standard(fgraph.Latest)
+	sc.Mutant = fgraph.MPush2
+	s, err := Explore(sc, ExploreOptions{StopAtFirst: true})
+	if err != nil || s.First == nil {
+		t.Fatalf("no failing schedule to replay: %v", err)
+	}
+	f := &File{Scenario: sc, Schedule: s.First.Schedule}
+	var traces [2]string
+	for i := range traces {
+		res, err := Replay(f, RunOptions{Trace: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		traces[i] = strings.Join(res.Trace, "\n")
+		if !res.Failed() {
+			t.Fatalf("replay %d passed", i)
+		}
+	}
+	if traces[0] != traces[1] {
+		t.Error("two replays of one schedule gave different traces")
+	}
+	// The recorded schedule of a replay is the schedule replayed.
+	res, _ := Replay(f, RunOptions{})
+	if got, want := FormatSchedule(sc, res.Schedule), FormatSchedule(sc, f.Schedule); got != want {
+		t.Errorf("replay recorded\n%s\nwant\n%s", got, want)
+	}
+}

@@ -1,0 +1,90 @@
+package harness
+
+import (
+	"flag"
+	"sort"
+	"testing"
+
+	"github.com/fgcheck/fgcheck/fgraph"
+)
+
+var updateStd = flag.Bool("update-std", false, "print the std pins instead of checking them")
+
+// stdPins are the exact schedule counts of the std bound per variant and the
+// known kernel findings each must hit (docs/std.md, docs/findings.md). The
+// std scenario is the project's benchmark: a change to its size is a
+// deliberate change, made by updating these pins and the doc together.
+var stdPins = []struct {
+	v     fgraph.Variant
+	runs  int64
+	known []string
+}{
+	{fgraph.Latest, 56766, []string{"F1-bit0", "inflight-ret-addr", "reserve-reorder", "reserve-window"}},
+	{fgraph.V611, 110765, []string{"F1-bit0", "F3-torn-return", "F9-direct-off", "inflight-ret-addr", "reserve-reorder", "reserve-window"}},
+	{fgraph.Seed, 58445, []string{"F1-bit0", "F2-seed-torn-entry", "F3-torn-return", "F6-seed-reuse", "inflight-ret-addr"}},
+}
+
+func TestStd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores the full std bound")
+	}
+	for _, p := range stdPins {
+		t.Run(p.v.String(), func(t *testing.T) {
+			t.Parallel()
+			sc := Standard(p.v)
+			s, err := Explore(sc, ExploreOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var known []string
+			for k := range s.Known {
+				known = append(known, k)
+			}
+			sort.Strings(known)
+			if *updateStd {
+				t.Logf("pin: {fgraph.%v, %d, %q}", p.v, s.Runs, known)
+				return
+			}
+			if s.Violations != 0 {
+				t.Errorf("%d violations beyond the known findings; first: %v", s.Violations, s.First.Violations)
+			}
+			if s.Runs != p.runs || !s.Complete {
+				t.Errorf("std explored %d schedules (complete %v), pinned %d", s.Runs, s.Complete, p.runs)
+			}
+			if got, want := known, p.known; !equalStrings(got, want) {
+				t.Errorf("known findings hit %q, want %q", got, want)
+			}
+			if miss := s.Coverage.Missing(sc); len(miss) > 0 {
+				t.Errorf("std never interrupted %v", miss)
+			}
+		})
+	}
+}
+
+// TestStdStrictFixes: with every fix variant, latest passes std strictly.
+func TestStdStrictFixes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores the full std bound")
+	}
+	sc := Standard(fgraph.Latest)
+	sc.Fixes = Fixes{NoBit0: true, ReserveIrqOff: true, RetpGuard: true}
+	s, err := Explore(sc, ExploreOptions{RunOptions: RunOptions{Strict: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Violations != 0 {
+		t.Errorf("latest with no-bit0, reserve-irqoff and retp-guard: %d violations under --strict; first %v", s.Violations, s.First.Violations)
+	}
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
