@@ -47,17 +47,15 @@ func (c *Coverage) Hit(s fgraph.Site) bool {
 	return false
 }
 
-// RequiredSites are the push, reservation and pop sites the std run must hit
-// with an interrupt (store sites only when interrupts come only at commits).
+// RequiredSites are the push, reservation and pop sites the std run must
+// hit with an interrupt. Interrupts come at store commits (and op starts,
+// docs/compiler-model.md), so these are the store sites of push, set_bitmap,
+// fgraph_reserve_data and the return path.
 func RequiredSites(sc *Scenario) []fgraph.Site {
 	s := []fgraph.Site{
 		fgraph.SitePushW1, fgraph.SitePushW2, fgraph.SitePushW3, fgraph.SitePushW4,
 		fgraph.SitePushW5Ret, fgraph.SitePushW5Func, fgraph.SitePushW5Retp,
-		fgraph.SiteSetBitmap, fgraph.SiteRetLower,
-	}
-	if !sc.StoresOnly {
-		s = append(s, fgraph.SitePushCheck, fgraph.SitePushCurr, fgraph.SitePopCurr, fgraph.SitePopOffset,
-			fgraph.SitePopRet, fgraph.SitePopFunc, fgraph.SiteRetBitmap)
+		fgraph.SiteSetBitmap, fgraph.SiteRetLower, fgraph.SiteRetDepth,
 	}
 	data := false
 	for _, u := range sc.Users {
@@ -67,9 +65,6 @@ func RequiredSites(sc *Scenario) []fgraph.Site {
 	}
 	if data && sc.Variant != fgraph.Seed {
 		s = append(s, fgraph.SiteReserveW1, fgraph.SiteReserveW2, fgraph.SiteReserveW3)
-		if !sc.StoresOnly {
-			s = append(s, fgraph.SiteReserveCurr, fgraph.SiteReservePrev)
-		}
 	}
 	return s
 }

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/fgcheck/fgcheck/fgraph"
@@ -24,41 +25,6 @@ type KnownFinding struct {
 
 // KnownFindings is the list, in the order docs/findings.md presents them.
 var KnownFindings = []KnownFinding{
-	{
-		Name: "reserve-window", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V611}, Oracle: OracleUnwinder, Also: []string{OraclePanic}, Fix: "reserve-irqoff",
-		Desc:  "fgraph_reserve_data writes the DATA word, then raises curr_ret_stack, then rewrites the word; an interrupt that pushes a frame before the raise can overwrite the word, and until the rewrite an unwinder reads the interrupt's leftover as the top meta word",
-		Match: func(r *runner, v Violation) bool { return r.inReserveWindow },
-	},
-	{
-		Name: "reserve-window-frames", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V611}, Oracle: OracleRetAddr, Fix: "reserve-irqoff",
-		Desc:  "as reserve-window, when the interrupt's leftover happens to be a well-formed meta word: ftrace_graph_get_ret_stack sees a bogus frame",
-		Match: func(r *runner, v Violation) bool { return r.inReserveWindow },
-	},
-	{
-		Name: "reserve-reorder", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V611}, Oracle: OracleUnwinder, Also: []string{OraclePanic, OracleRetAddr, OracleModel, OracleCallback, OracleTransparency, OracleCapacity}, Fix: "reserve-irqoff (or the alias option)",
-		Desc: "no barrier separates the raise of curr_ret_stack from the rewrite of the DATA word in fgraph_reserve_data; without alias knowledge the compiler may emit the rewrite first, so an interrupt's overwrite of the DATA word survives for the life of the frame (depends on alias analysis)",
-		Match: func(r *runner, v Violation) bool {
-			if !v.AliasDependent {
-				return false
-			}
-			o := r.orders[fgraph.SiteReserveW2]
-			w2, w3 := -1, -1
-			for i, s := range o {
-				switch s {
-				case fgraph.SiteReserveW2:
-					w2 = i
-				case fgraph.SiteReserveW3:
-					w3 = i
-				}
-			}
-			return w3 >= 0 && w2 > w3
-		},
-	},
-	{
-		Name: "inflight-ret-addr", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V611, fgraph.Seed}, Oracle: OracleRetAddr, Fix: "retp-guard",
-		Desc:  "between the raise of curr_ret_stack (W3) and the rewrite of the frame fields (W5) ftrace_graph_ret_addr trusts the new frame: its retp can be a live hijacked slot (left by a discarded tail-call frame, or rewritten before ret by the compiler) while its ret is still an interrupt's, so the unwinder gets the interrupt's return address for that slot",
-		Match: func(r *runner, v Violation) bool { return r.staleRetp },
-	},
 	{
 		Name: "F1-bit0", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V611, fgraph.Seed}, Oracle: OracleCallback, Fix: "no-bit0",
 		Desc: "BIT(0) is set in every bitmap word, so the user at index 0 gets retfuncs (with no data) for frames it never accepted",
@@ -92,6 +58,43 @@ var KnownFindings = []KnownFinding{
 		Desc: "the seed hands out the lowest free index, so a new user immediately inherits retfuncs for frames pushed for the old one",
 		Match: func(r *runner, v Violation) bool {
 			return !r.cfg.GenCounter && strings.Contains(v.Msg, "in another registration")
+		},
+	},
+	{
+		Name: "reserve-window", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V611}, Oracle: OracleUnwinder, Also: []string{OraclePanic}, Fix: "reserve-irqoff",
+		Desc:  "fgraph_reserve_data writes the DATA word, then raises curr_ret_stack, then rewrites the word; an interrupt that pushes a frame before the raise can overwrite the word, and until the rewrite an unwinder reads the interrupt's leftover as the top meta word",
+		Match: func(r *runner, v Violation) bool { return r.inReserveWindow },
+	},
+	{
+		Name: "inflight-ret-addr", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V611, fgraph.Seed}, Oracle: OracleRetAddr, Fix: "retp-guard",
+		Desc:  "between the raise of curr_ret_stack (W3) and the rewrite of the frame fields (W5) ftrace_graph_ret_addr trusts the new frame: its retp can be a live hijacked slot (left by a discarded tail-call frame, or rewritten before ret by the compiler) while its ret is still an interrupt's, so the unwinder gets the interrupt's return address for that slot",
+		Match: func(r *runner, v Violation) bool { return r.staleRetp },
+	},
+	{
+		Name: "reserve-reorder", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V611}, Oracle: OracleUnwinder, Also: []string{OraclePanic, OracleRetAddr, OracleModel, OracleCallback, OracleTransparency, OracleCapacity}, Fix: "reserve-irqoff (or the alias option)",
+		Desc: "no barrier separates the raise of curr_ret_stack from the rewrite of the DATA word in fgraph_reserve_data; without alias knowledge the compiler may emit the rewrite first, so an interrupt's overwrite of the DATA word survives for the life of the frame (depends on alias analysis)",
+		Match: func(r *runner, v Violation) bool {
+			if !v.AliasDependent {
+				return false
+			}
+			o := r.orders[fgraph.SiteReserveW2]
+			w2, w3 := -1, -1
+			for i, s := range o {
+				switch s {
+				case fgraph.SiteReserveW2:
+					w2 = i
+				case fgraph.SiteReserveW3:
+					w3 = i
+				}
+			}
+			return w3 >= 0 && w2 > w3 && r.clobbered
+		},
+	},
+	{
+		Name: "seed-tail-call", Variants: []fgraph.Variant{fgraph.Seed}, Oracle: OracleRetAddr, Fix: "v6.11 (375bb57292f4)",
+		Desc: "the seed's ftrace_graph_ret_addr has no tail-call clause: for traced A tail-calling traced B it returns B's recorded ret, return_to_handler, instead of A's caller",
+		Match: func(r *runner, v Violation) bool {
+			return strings.Contains(v.Msg, fmt.Sprintf(") = %#x, want", fgraph.ReturnToHandler))
 		},
 	},
 }

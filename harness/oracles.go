@@ -31,7 +31,11 @@ func (r *runner) violate(oracle, msg string) {
 		at = c.name
 	}
 	v := Violation{Oracle: oracle, Msg: msg, At: at, AliasDependent: r.aliasDep}
-	if k := r.known(v); k != "" && !r.opt.Strict {
+	k := r.known(v)
+	if r.opt.Strict && k != "" {
+		v.Strict = k // reported, with the finding it is
+	}
+	if k != "" && !r.opt.Strict {
 		v.Known = k
 		for _, x := range r.res.Known {
 			if x.Known == k {

@@ -104,6 +104,8 @@ type runner struct {
 	// staleRetp: the ret-addr violation being reported comes from an
 	// in-flight frame (known finding inflight-ret-addr).
 	staleRetp bool
+	// clobbered: a reservation returned with its DATA word overwritten.
+	clobbered bool
 	tr        *tracer
 	cov       *Coverage
 }
@@ -128,8 +130,11 @@ type Violation struct {
 	Msg    string
 	// At is the context and position where it was detected.
 	At string
-	// Known names the known kernel finding this is, if any.
+	// Known names the known kernel finding this is, if any (excused).
 	Known string
+	// Strict names the known finding a violation reported under --strict
+	// would otherwise have been excused as.
+	Strict string
 	// AliasDependent: the run reordered stores that alias analysis
 	// (-fno-strict-aliasing) would keep in order.
 	AliasDependent bool
@@ -139,6 +144,9 @@ func (v Violation) String() string {
 	s := fmt.Sprintf("%s: %s (at %s)", v.Oracle, v.Msg, v.At)
 	if v.Known != "" {
 		s += " [known: " + v.Known + "]"
+	}
+	if v.Strict != "" {
+		s += " [strict: known finding " + v.Strict + "]"
 	}
 	if v.AliasDependent {
 		s += " [depends on alias analysis]"
@@ -224,7 +232,7 @@ func (r *runner) reset() {
 	r.pending = [model.Slots]int{}
 	r.kUsed, r.rUsed, r.eUsed, r.nextID, r.points, r.direct = 0, 0, 0, 0, 0, 0
 	r.sched = Schedule{}
-	r.aliasDep, r.stopped = false, false
+	r.aliasDep, r.stopped, r.clobbered = false, false, false
 	r.logSeen, r.warnSeen = 0, 0
 	r.ver, r.checked = 1, 0
 }
@@ -555,6 +563,9 @@ func (r *runner) Fence(s fgraph.Site, f fgraph.Fence) {
 		}
 	}
 	if s == fgraph.SiteReserveCall && f == fgraph.CallOut && c.resv != nil {
+		if r.m.Mem[c.resv.addr] != c.resv.val {
+			r.clobbered = true // the DATA word stays overwritten
+		}
 		c.resv = nil
 		r.inReserveWindow = r.reserveWindow()
 	}

@@ -21,7 +21,7 @@ var stdPins = []struct {
 }{
 	{fgraph.Latest, 56766, []string{"F1-bit0", "inflight-ret-addr", "reserve-reorder", "reserve-window"}},
 	{fgraph.V611, 110765, []string{"F1-bit0", "F3-torn-return", "F9-direct-off", "inflight-ret-addr", "reserve-reorder", "reserve-window"}},
-	{fgraph.Seed, 58445, []string{"F1-bit0", "F2-seed-torn-entry", "F3-torn-return", "F6-seed-reuse", "inflight-ret-addr"}},
+	{fgraph.Seed, 79784, []string{"F1-bit0", "F2-seed-torn-entry", "F3-torn-return", "F6-seed-reuse", "inflight-ret-addr", "seed-tail-call"}},
 }
 
 func TestStd(t *testing.T) {
