@@ -127,10 +127,13 @@ func (r *runner) regionOrder(c *ctx, buf []pending) (order, drop []int) {
 	n := len(buf)
 	region := buf[0].site
 	if sites, ok := r.orders[region]; ok {
+		if sites == nil && r.drops[region] == nil {
+			return r.identity(n), nil // program order, the common case
+		}
 		return r.applyOrder(buf, sites, r.drops[region])
 	}
 	if n < 2 {
-		return []int{0}, nil
+		return r.identity(1), nil
 	}
 	// Replay: the file names the order by sites.
 	if r.rep != nil {
@@ -141,12 +144,12 @@ func (r *runner) regionOrder(c *ctx, buf []pending) (order, drop []int) {
 			r.noteAlias(buf, o.Sites, o.Drop)
 			return r.applyOrder(buf, o.Sites, o.Drop)
 		}
-		r.orders[region] = sitesOf(buf, identity(n))
-		return identity(n), nil
+		r.orders[region] = nil // program order
+		return r.identity(n), nil
 	}
 	if r.rUsed >= r.sc.Bound.R || r.sc.Bound.spent(r.kUsed, r.rUsed, r.eUsed) {
-		r.orders[region] = sitesOf(buf, identity(n))
-		return identity(n), nil
+		r.orders[region] = nil // program order
+		return r.identity(n), nil
 	}
 	all := identity(n)
 	opts := make([]Option, 0, 8)
@@ -176,6 +179,10 @@ func (r *runner) regionOrder(c *ctx, buf []pending) (order, drop []int) {
 		}
 	}
 	o := opts[i]
+	if i == 0 {
+		r.orders[region] = nil // program order
+		return r.identity(n), nil
+	}
 	sites := sitesOf(buf, o.Order)
 	dsites := sitesOf(buf, o.Drop)
 	r.orders[region], r.drops[region] = sites, dsites
@@ -183,9 +190,19 @@ func (r *runner) regionOrder(c *ctx, buf []pending) (order, drop []int) {
 		r.rUsed++
 		r.sched.Orders = append(r.sched.Orders, Order{Region: region, Sites: sites, Drop: dsites})
 		r.noteAlias(buf, sites, dsites)
-		r.tracef(c.level, "%s order %s = %s", c.name, region, orderLabel(buf, o))
+		if r.tr != nil {
+			r.tracef(c.level, "%s order %s = %s", c.name, region, orderLabel(buf, o))
+		}
 	}
 	return o.Order, o.Drop
+}
+
+// identity returns 0..n-1 from a shared slice (callers only read it).
+func (r *runner) identity(n int) []int {
+	for len(r.ident) < n {
+		r.ident = append(r.ident, len(r.ident))
+	}
+	return r.ident[:n:n]
 }
 
 func identity(n int) []int {
@@ -289,7 +306,9 @@ func (r *runner) onCommit(c *ctx, st pending) {
 	if r.cov != nil {
 		r.cov.commit(st.site)
 	}
-	r.tracef(c.level, "%s commit %s [%#x] = %#x", c.name, st.site, int(st.addr), st.val)
+	if r.tr != nil {
+		r.tracef(c.level, "%s commit %s [%#x] = %#x", c.name, st.site, int(st.addr), st.val)
+	}
 	if !r.opt.NoOracles {
 		r.checkCapacity(c, st)
 	}

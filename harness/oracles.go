@@ -92,7 +92,8 @@ func (r *runner) walk(t int) ([]int, string) {
 	}
 	w0 := b + fgraph.TaskWords
 	word := func(i int) fgraph.Word { return m.Mem[w0+fgraph.Addr(i)] }
-	var starts []int
+	starts := r.walkBuf[:0]
+	defer func() { r.walkBuf = starts[:0] }()
 	pos := curr
 	for pos > 0 {
 		top := pos - 1
@@ -167,8 +168,10 @@ func (r *runner) expected(t int) []expectFrame {
 func (r *runner) checkRetAddrs(t int, c *ctx, viaShim bool) {
 	m := r.m
 	if !viaShim {
-		r.direct++
-		defer func() { r.direct-- }()
+		// Read memory directly: detach the hooks so the port's loads take
+		// the shim's fast path.
+		m.SetHooks(nil)
+		defer m.SetHooks(r)
 	}
 	nw := len(m.Warnings)
 	defer func() {

@@ -46,12 +46,14 @@ type ctx struct {
 	buf   []pending
 	// rest holds the stores of the region being committed that have not
 	// committed yet, in commit order.
-	rest   []pending
-	occ    [fgraph.NumSites]int32
-	entry  *inflightEntry
-	pop    *inflightPop
-	resv   *inflightReserve
-	irqOff int // local_irq_save depth
+	rest    []pending
+	spare   []pending // the other half of the double-buffered store buffer
+	restBuf []pending
+	occ     [fgraph.NumSites]int32
+	entry   *inflightEntry
+	pop     *inflightPop
+	resv    *inflightReserve
+	irqOff  int // local_irq_save depth
 	// inCallback counts entry callbacks running in this context.
 	inCallback int
 	// logFrom is where this context's current operation's records start.
@@ -94,6 +96,9 @@ type runner struct {
 	logSeen  int
 	warnSeen int
 	opts     []Option // reused option slice
+	pt       Point    // reused choice point
+	ident    []int    // 0, 1, 2, ...
+	walkBuf  []int
 	expBuf   []expectFrame
 	ver      uint64 // bumped whenever memory or the model changes
 	checked  uint64 // ver at the last in-place check
@@ -260,7 +265,9 @@ func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 		}
 	}
 	r.direct--
-	r.tracef(0, "setup: %d users registered", len(r.sc.Setup))
+	if r.tr != nil {
+		r.tracef(0, "setup: %d users registered", len(r.sc.Setup))
+	}
 	r.quiescent()
 	r.runTasks()
 	r.quiescent()
@@ -287,7 +294,9 @@ func (r *runner) runTasks() {
 			op := prog[r.pc[cur]]
 			r.pc[cur]++
 			if op.Kind == OpSleep {
-				r.tracef(0, "%s sleeps", c.name)
+				if r.tr != nil {
+					r.tracef(0, "%s sleeps", c.name)
+				}
 				slept = true
 				break
 			}
@@ -311,7 +320,9 @@ func (r *runner) runTasks() {
 
 // exec runs one program step in context c.
 func (r *runner) exec(c *ctx, op Op) {
-	r.tracef(c.level, "%s %s", c.name, op)
+	if r.tr != nil {
+		r.tracef(c.level, "%s %s", c.name, op)
+	}
 	r.yield(c, fgraph.SiteOpStart, false)
 	if r.stopped {
 		return
@@ -579,20 +590,26 @@ func (r *runner) commit(c *ctx) {
 	}
 	buf := c.buf
 	order, drop := r.regionOrder(c, buf)
-	c.buf = make([]pending, 0, 8)
+	// Double-buffer: c.buf takes the spare slice while buf commits.
+	c.buf, c.spare = c.spare[:0], nil
 	for _, j := range drop {
-		r.tracef(c.level, "%s drop %s", c.name, buf[j].site)
+		if r.tr != nil {
+			r.tracef(c.level, "%s drop %s", c.name, buf[j].site)
+		}
 	}
-	rest := make([]pending, len(order))
-	for i, j := range order {
-		rest[i] = buf[j]
+	rest := c.restBuf[:0]
+	for _, j := range order {
+		rest = append(rest, buf[j])
 	}
+	c.restBuf = nil
 	defer func() { c.rest = nil }()
 	for k, j := range order {
 		c.rest = rest[k+1:]
 		st := buf[j]
 		r.m.Mem[st.addr] = st.val
-		r.ver++
+		if r.visible(st.addr) {
+			r.ver++
+		}
 		r.onCommit(c, st)
 		if r.stopped {
 			return
@@ -602,9 +619,8 @@ func (r *runner) commit(c *ctx) {
 			return
 		}
 	}
-	if cap(buf) <= 64 {
-		c.buf = buf[:0]
-	}
+	c.spare = buf[:0]
+	c.restBuf = rest[:0]
 }
 
 // yieldLoad is the yield point before a load. Interrupts are not offered
@@ -662,9 +678,10 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool) {
 	if len(opts) == 1 {
 		return
 	}
-	p := Point{Kind: PointYield, Ctx: c.name, Pos: Pos{Site: s, Occ: int(c.occ[s])}, Level: c.level, Index: r.points}
+	p := &r.pt
+	*p = Point{Kind: PointYield, Ctx: c.name, Pos: Pos{Site: s, Occ: int(c.occ[s])}, Level: c.level, Index: r.points}
 	r.points++
-	i := r.ch.Choose(&p, opts)
+	i := r.ch.Choose(p, opts)
 	if i <= 0 || i >= len(opts) {
 		return
 	}
@@ -691,6 +708,20 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool) {
 	}
 }
 
+// visible reports whether a store to a can change what the in-place oracles
+// see: anything but a shadow-stack word at or above its task's
+// curr_ret_stack (not live: no unwinder reads it).
+func (r *runner) visible(a fgraph.Addr) bool {
+	for t := range r.sc.Tasks {
+		b := r.m.TaskBase(t)
+		w0 := b + fgraph.TaskWords
+		if a >= w0 && a < w0+fgraph.Addr(r.cfg.StackWords) {
+			return int(a-w0) < int(int64(r.m.Mem[b+fgraph.TaskCurr]))
+		}
+	}
+	return true
+}
+
 // interrupt runs an IRQ or NMI to completion on the current task.
 func (r *runner) interrupt(parent *ctx, id int, k EventKind) {
 	m := r.m
@@ -701,7 +732,9 @@ func (r *runner) interrupt(parent *ctx, id int, k EventKind) {
 	}
 	before := r.snapshotLive(t)
 	c := &ctx{name: strconv.Itoa(id), level: parent.level + 1, task: t}
-	r.tracef(c.level, "%s %d in %s at %s#%d", k, id, parent.name, "", 0)
+	if r.tr != nil {
+		r.tracef(c.level, "%s %d in %s at %s#%d", k, id, parent.name, "", 0)
+	}
 	r.ctxs = append(r.ctxs, c)
 	m.Level = c.level
 	for _, op := range prog {
@@ -726,7 +759,9 @@ func (r *runner) interrupt(parent *ctx, id int, k EventKind) {
 func (r *runner) remote(c *ctx, i int) {
 	rem := r.sc.Remotes[i]
 	m := r.m
-	r.tracef(c.level, "remote %s in %s", rem.Label(r.sc), c.name)
+	if r.tr != nil {
+		r.tracef(c.level, "remote %s in %s", rem.Label(r.sc), c.name)
+	}
 	r.direct++
 	defer func() { r.direct-- }()
 	switch rem.Kind {

@@ -1,0 +1,40 @@
+package harness
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/fgcheck/fgcheck/fgraph"
+)
+
+// benchExplore explores sc fully b.N times and reports schedules/s.
+func benchExplore(b *testing.B, sc *Scenario, opt ExploreOptions) {
+	b.Helper()
+	var runs int64
+	for i := 0; i < b.N; i++ {
+		s, err := Explore(sc, opt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		runs += s.Runs
+	}
+	b.ReportMetric(float64(runs)/b.Elapsed().Seconds(), "schedules/s")
+	b.ReportMetric(float64(runs)/float64(b.N), "schedules")
+}
+
+// BenchmarkStd explores std on latest single-threaded (oracles on).
+func BenchmarkStd(b *testing.B) { benchExplore(b, Standard(fgraph.Latest), ExploreOptions{}) }
+
+// BenchmarkStdWorkers explores std on latest with a worker per core.
+func BenchmarkStdWorkers(b *testing.B) {
+	benchExplore(b, Standard(fgraph.Latest), ExploreOptions{Workers: runtime.NumCPU()})
+}
+
+// BenchmarkStdNoOracles replays the same schedules with every oracle off:
+// the floor the exploration is compared with.
+func BenchmarkStdNoOracles(b *testing.B) {
+	benchExplore(b, Standard(fgraph.Latest), ExploreOptions{RunOptions: RunOptions{NoOracles: true}})
+}
+
+// BenchmarkPeerSpin explores peer-spin on latest single-threaded.
+func BenchmarkPeerSpin(b *testing.B) { benchExplore(b, PeerSpin(fgraph.Latest), ExploreOptions{}) }
