@@ -80,6 +80,9 @@ type Machine struct {
 
 	// Log holds every callback the users saw, in order.
 	Log []Record
+	// NoLog stops recording callbacks (the users still do their work): for
+	// measuring the port alone, with no oracle reading the log.
+	NoLog bool
 	// Warnings holds every WARN and refusal the kernel code would print or count.
 	Warnings []Warning
 

@@ -143,14 +143,23 @@ func (m *Machine) entryfunc(o *Ops, gops Word, tr *Trace, torn bool) bool {
 	}
 	rec := Record{Kind: RecEntry, Task: m.Current, Level: m.Level, Ops: o.k, Gen: o.gen, Idx: idx,
 		Func: tr.Func, Depth: tr.Depth, Torn: torn, Gops: gops}
-	if o.in[m.Level&7] > 0 {
+	lvl := m.Level & 7
+	if o.in[lvl] > 0 {
 		rec.Reentered = true
 	}
-	o.in[m.Level&7]++
-	defer func() { o.in[m.Level&7]-- }()
+	o.in[lvl]++
+	ok := m.entryBody(o, idx, tr, &rec)
+	o.in[lvl]--
+	if !m.NoLog {
+		m.Log = append(m.Log, rec)
+	}
+	return ok
+}
+
+// entryBody is the declarative entryfunc: accept, call, reserve, write.
+func (m *Machine) entryBody(o *Ops, idx int, tr *Trace, rec *Record) bool {
 	fn := FuncOf(tr.Func)
 	if !o.Accepts(fn) && !(len(o.RejectAfter) > 0 && contains(o.RejectAfter, fn)) {
-		m.Log = append(m.Log, rec)
 		return false
 	}
 	if o.CallInEntry != 0 {
@@ -163,24 +172,25 @@ func (m *Machine) entryfunc(o *Ops, gops Word, tr *Trace, torn bool) bool {
 		p := m.fgraphReserveData(idx, o.DataBytes)
 		m.fence(SiteReserveCall, CallOut)
 		if p < 0 {
-			m.Log = append(m.Log, rec)
 			return false
 		}
 		n := (o.DataBytes + LongSize - 1) / LongSize
-		rec.Data = make([]Word, n)
+		if !m.NoLog {
+			rec.Data = make([]Word, n)
+		}
 		for i := 0; i < n; i++ {
 			v := Pattern(o.k, o.gen, fn, tr.Retp, i)
-			rec.Data[i] = v
+			if rec.Data != nil {
+				rec.Data[i] = v
+			}
 			m.st(SiteUserPayload, m.word(p+i), v)
 		}
 	}
 	if len(o.RejectAfter) > 0 && contains(o.RejectAfter, fn) {
 		rec.Data = nil
-		m.Log = append(m.Log, rec)
 		return false
 	}
 	rec.Accepted = true
-	m.Log = append(m.Log, rec)
 	return true
 }
 
@@ -203,13 +213,21 @@ func (m *Machine) retfunc(o *Ops, gops Word, tr *Trace, torn bool) {
 		m.fence(SiteRetrieveCall, CallOut)
 		if p >= 0 {
 			n := size / LongSize
-			rec.Data = make([]Word, n)
-			for i := 0; i < n; i++ {
-				rec.Data[i] = m.ld(SiteUserPayloadLoad, m.word(p+i))
+			if m.NoLog {
+				for i := 0; i < n; i++ {
+					m.ld(SiteUserPayloadLoad, m.word(p+i))
+				}
+			} else {
+				rec.Data = make([]Word, n)
+				for i := 0; i < n; i++ {
+					rec.Data[i] = m.ld(SiteUserPayloadLoad, m.word(p+i))
+				}
 			}
 		}
 	}
-	m.Log = append(m.Log, rec)
+	if !m.NoLog {
+		m.Log = append(m.Log, rec)
+	}
 }
 
 // stubCall records a callback through the stub reached after the stub check
