@@ -74,6 +74,24 @@ type ExploreOptions struct {
 	// OnViolation is called synchronously for every failing run, before
 	// anything else happens (write the schedule to disk there).
 	OnViolation func(*Result)
+	// Checkpoint, if set, is called every CheckpointEvery runs (default
+	// 10000) and at the end with the explorer's state; pass a saved state
+	// back as Resume to continue a long run where it stopped. Both work
+	// with one worker and one shard per call.
+	Checkpoint      func(*Checkpoint)
+	CheckpointEvery int64
+	Resume          *Checkpoint
+}
+
+// Checkpoint is the state of an interrupted exhaustive exploration: the DFS
+// path of the next schedule to run, and the counts so far. It is plain data
+// (JSON-encodable); the scenario is not part of it.
+type Checkpoint struct {
+	Shard, Shards int
+	Path          [][3]int // per choice point: choice, options, options explored
+	Runs          int64
+	Violations    int64
+	Done          bool
 }
 
 // Summary is the outcome of an exploration.
@@ -151,6 +169,29 @@ func exploreShard(sc *Scenario, opt ExploreOptions, shard, of int, mu *sync.Mute
 	}
 	d := &dfs{shard: shard, of: of, zero: true}
 	s := &Summary{Complete: true}
+	if cp := opt.Resume; cp != nil {
+		if cp.Done {
+			return s, nil
+		}
+		for _, st := range cp.Path {
+			d.path = append(d.path, step{st[0], st[1], st[2]})
+		}
+		s.Runs, s.Violations = cp.Runs, cp.Violations
+	}
+	save := func(done bool) {
+		if opt.Checkpoint == nil {
+			return
+		}
+		cp := &Checkpoint{Shard: shard, Shards: of, Runs: s.Runs, Violations: s.Violations, Done: done}
+		for _, st := range d.path {
+			cp.Path = append(cp.Path, [3]int{st.c, st.n, st.lim})
+		}
+		opt.Checkpoint(cp)
+	}
+	every := opt.CheckpointEvery
+	if every <= 0 {
+		every = 10000
+	}
 	ro := opt.RunOptions
 	ro.Coverage = &s.Coverage
 	for {
@@ -183,6 +224,11 @@ func exploreShard(sc *Scenario, opt ExploreOptions, shard, of int, mu *sync.Mute
 			}
 		}
 		if opt.MaxRuns > 0 && s.Runs >= opt.MaxRuns {
+			if !d.next() {
+				save(true)
+				return s, nil
+			}
+			save(false)
 			s.Complete = false
 			return s, nil
 		}
@@ -196,7 +242,11 @@ func exploreShard(sc *Scenario, opt ExploreOptions, shard, of int, mu *sync.Mute
 			}
 		}
 		if !d.next() {
+			save(true)
 			return s, nil
+		}
+		if s.Runs%every == 0 {
+			save(false) // the path now names the next schedule to run
 		}
 	}
 }

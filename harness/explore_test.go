@@ -169,3 +169,27 @@ func TestReplayIsDeterministic(t *testing.T) {
 		t.Errorf("replay recorded\n%s\nwant\n%s", got, want)
 	}
 }
+
+func TestCheckpointResume(t *testing.T) {
+	sc := small(2)
+	whole, err := Explore(sc, ExploreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Stop after 25 runs, keeping the last checkpoint; resume from it.
+	var last *Checkpoint
+	part, err := Explore(sc, ExploreOptions{MaxRuns: 25, CheckpointEvery: 5, Checkpoint: func(c *Checkpoint) { last = c }})
+	if err != nil || last == nil {
+		t.Fatalf("no checkpoint: %v", err)
+	}
+	if last.Runs != 25 || part.Complete {
+		t.Fatalf("checkpoint after %d runs (complete %v), want 25", last.Runs, part.Complete)
+	}
+	rest, err := Explore(sc, ExploreOptions{Resume: last})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rest.Runs != whole.Runs || !rest.Complete {
+		t.Errorf("resumed exploration ended at %d schedules (complete %v), the whole space has %d", rest.Runs, rest.Complete, whole.Runs)
+	}
+}
