@@ -187,6 +187,9 @@ type Image struct {
 
 // Snapshot copies task t's state from memory (not from any store buffer).
 func (m *Machine) Snapshot(t int) Image {
+	if !m.taskOK(SiteNone, t) {
+		return Image{}
+	}
 	b := m.tasks[t].base
 	im := Image{
 		HasStack: m.Mem[b+TaskRetStack] != 0,

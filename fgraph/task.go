@@ -67,6 +67,9 @@ func (m *Machine) FtraceGraphExitTask(t int) {
 // FtraceGraphInitTask is fork: clear the child's fields, allocate if active.
 // Source: ftrace_graph_init_task().
 func (m *Machine) FtraceGraphInitTask(t int) {
+	if !m.taskOK(SiteInitTask, t) {
+		return
+	}
 	b := m.tasks[t].base
 	m.st(SiteInitTask, b+TaskRetStack, 0)
 	m.st(SiteInitTask, b+TaskCurr, 0)

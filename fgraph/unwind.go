@@ -39,6 +39,9 @@ func (m *Machine) readFrame(t, start int) Frame {
 // FtraceGraphGetRetStack returns task t's n-th frame from the top.
 // Source: ftrace_graph_get_ret_stack(), kernel/trace/fgraph.c v6.11+.
 func (m *Machine) FtraceGraphGetRetStack(t, n int) (Frame, bool) {
+	if !m.taskOK(SiteUnwindCurr, t) {
+		return Frame{}, false
+	}
 	offset := wordInt(m.ld(SiteUnwindCurr, m.TaskBase(t)+TaskCurr))
 	if offset < 0 {
 		return Frame{}, false
@@ -61,6 +64,9 @@ func (m *Machine) FtraceGraphGetRetStack(t, n int) (Frame, bool) {
 // stack that is not return_to_handler, or 0.
 // Source: ftrace_graph_top_ret_addr(), gregkh/linux 000aa47a51233.
 func (m *Machine) FtraceGraphTopRetAddr(t int) Word {
+	if !m.taskOK(SiteUnwindCurr, t) {
+		return 0
+	}
 	offset := wordInt(m.ld(SiteUnwindCurr, m.TaskBase(t)+TaskCurr))
 	if offset < 0 {
 		return 0
@@ -82,7 +88,7 @@ func (m *Machine) FtraceGraphTopRetAddr(t int) Word {
 // 29c1c24a2707 (idx cursor) and 375bb57292f4 (tail calls); the seed form
 // ignores idx and has no tail-call clause.
 func (m *Machine) FtraceGraphRetAddr(t int, idx *int, ret, retp Word) Word {
-	if ret != ReturnToHandler {
+	if ret != ReturnToHandler || !m.taskOK(SiteUnwindCurr, t) {
 		return ret
 	}
 	mu := m.cfg.Mutants
@@ -110,4 +116,15 @@ func (m *Machine) FtraceGraphRetAddr(t int, idx *int, ret, retp Word) Word {
 		}
 	}
 	return ret
+}
+
+// taskOK refuses (and records) a task number the machine does not have: the
+// kernel takes a task pointer and cannot get this wrong; a caller of the port
+// can.
+func (m *Machine) taskOK(s Site, t int) bool {
+	if t < 0 || t >= len(m.tasks) {
+		m.warn(s, "no task %d (machine has %d)", t, len(m.tasks))
+		return false
+	}
+	return true
 }
