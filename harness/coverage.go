@@ -63,7 +63,7 @@ func RequiredSites(sc *Scenario) []fgraph.Site {
 			data = true
 		}
 	}
-	if data && sc.Variant != fgraph.Seed {
+	if data && sc.Variant != fgraph.Seed && !sc.Fixes.ReserveIrqOff {
 		s = append(s, fgraph.SiteReserveW1, fgraph.SiteReserveW2, fgraph.SiteReserveW3)
 	}
 	return s

@@ -3,6 +3,7 @@ package harness
 import (
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 )
 
 // dfs is the exhaustive chooser: a depth-first odometer over the choice
@@ -81,7 +82,14 @@ type ExploreOptions struct {
 	Checkpoint      func(*Checkpoint)
 	CheckpointEvery int64
 	Resume          *Checkpoint
+	// Stop, if set, ends the exploration between two runs once it is true
+	// (a signal handler sets it); the Summary is then partial.
+	Stop *atomic.Bool
 }
+
+// subShards is how many pieces each worker's share is cut into; idle
+// workers pull the next piece, which evens out lopsided subtrees.
+const subShards = 16
 
 // Checkpoint is the state of an interrupted exhaustive exploration: the DFS
 // path of the next schedule to run, and the counts so far. It is plain data
@@ -136,27 +144,44 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 	if workers < 1 {
 		workers = 1
 	}
-	// Worker w takes sub-shards w, w+W, ... of the job's shard.
-	sub := shards * workers
+	// The job's shard is cut into workers*subShards pieces (one piece with
+	// one worker and no checkpointing); workers pull pieces in order.
+	pieces := workers * subShards
+	if workers == 1 || opt.Checkpoint != nil || opt.Resume != nil {
+		pieces = 1
+	}
+	sub := shards * pieces
 	total := &Summary{Complete: true}
 	var mu sync.Mutex
 	var stop bool
 	var wg sync.WaitGroup
 	var firstErr error
+	var next atomic.Int64
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
-		go func(w int) {
+		go func() {
 			defer wg.Done()
-			s, err := exploreShard(sc, opt, opt.Shard+w*shards, sub, &mu, &stop)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil && firstErr == nil {
-				firstErr = err
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= pieces {
+					return
+				}
+				s, err := exploreShard(sc, opt, opt.Shard+i*shards, sub, &mu, &stop)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				if s != nil {
+					total.add(s)
+				}
+				st := stop
+				mu.Unlock()
+				if st || err != nil || opt.Stop != nil && opt.Stop.Load() {
+					total.Complete = false
+					return
+				}
 			}
-			if s != nil {
-				total.add(s)
-			}
-		}(w)
+		}()
 	}
 	wg.Wait()
 	return total, firstErr
@@ -195,6 +220,11 @@ func exploreShard(sc *Scenario, opt ExploreOptions, shard, of int, mu *sync.Mute
 	ro := opt.RunOptions
 	ro.Coverage = &s.Coverage
 	for {
+		if opt.Stop != nil && opt.Stop.Load() {
+			s.Complete = false
+			save(false)
+			return s, nil
+		}
 		res := r.run(d, ro)
 		counted := !(of > 1 && len(res.Schedule.Events)+len(res.Schedule.Orders) == 0 && shard != 0)
 		if counted {
@@ -208,6 +238,7 @@ func exploreShard(sc *Scenario, opt ExploreOptions, shard, of int, mu *sync.Mute
 			}
 			if res.Failed() {
 				s.Violations++
+				res.Run = s.Runs
 				if opt.OnViolation != nil {
 					mu.Lock()
 					opt.OnViolation(res)
@@ -364,8 +395,12 @@ func Sample(sc *Scenario, seed uint64, n int64, mode string, opt ExploreOptions)
 				if pc != nil {
 					pc.Reset()
 				}
+				if opt.Stop != nil && opt.Stop.Load() {
+					break
+				}
 				res := r.run(ch, ro)
 				s.Runs++
+				res.Run = i + 1
 				for _, k := range res.Known {
 					if s.Known == nil {
 						s.Known = map[string]int64{}

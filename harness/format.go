@@ -29,7 +29,7 @@ const (
 
 var (
 	fixNames    = [...]string{"no-bit0", "gen-counter", "entry-for-all", "reserve-irqoff", "retp-guard"}
-	optionNames = [...]string{"stores-only", "alias"}
+	optionNames = [...]string{"stores-only", "alias", "strict"}
 )
 
 // ParseFile parses a scenario and schedule file. name is used in error
@@ -328,7 +328,7 @@ func (p *parser) scenarioLine(toks []token) error {
 		for _, a := range args {
 			i := indexOf(optionNames[:], a.text)
 			if i < 0 {
-				return p.errf(a.col, "unknown option %q (want stores-only or alias)", a.text)
+				return p.errf(a.col, "unknown option %q (want stores-only, alias or strict)", a.text)
 			}
 			if seen[i] {
 				return p.errf(a.col, "duplicate option %q", a.text)
@@ -336,6 +336,7 @@ func (p *parser) scenarioLine(toks []token) error {
 			seen[i] = true
 		}
 		sc.StoresOnly, sc.Alias = seen[0], seen[1]
+		p.f.Strict = seen[2]
 	case "mutant":
 		name, err := p.name1(d, args, "mutant name")
 		if err != nil {
@@ -1010,7 +1011,7 @@ func (f *File) Format() []byte {
 		line("remote", remoteLabel(sc, r))
 	}
 	line("bound", sc.Bound.String())
-	if opts := (flags{sc.StoresOnly, sc.Alias}).names(optionNames[:]); len(opts) > 0 {
+	if opts := (flags{sc.StoresOnly, sc.Alias, f.Strict}).names(optionNames[:]); len(opts) > 0 {
 		line(append([]string{"options"}, opts...)...)
 	}
 	if e := f.Expect; e != nil {

@@ -168,6 +168,9 @@ type Result struct {
 	Schedule Schedule
 	Trace    []string
 	Points   int // choice points seen
+	// Run numbers the run within its exploration or sample (1-based; for
+	// a sharded exploration, within its shard).
+	Run int64
 }
 
 // Failed reports whether the run found a violation.
@@ -187,6 +190,7 @@ func Run(sc *Scenario, ch Chooser, opt RunOptions) (*Result, error) {
 
 // Replay runs the file's schedule.
 func Replay(f *File, opt RunOptions) (*Result, error) {
+	opt.Strict = opt.Strict || f.Strict
 	return Run(f.Scenario, NewReplay(f.Scenario, f.Schedule), opt)
 }
 
@@ -484,7 +488,7 @@ func (r *runner) unwind(c *ctx, t int, viaShim bool) {
 }
 
 func (r *runner) tracef(level int, format string, args ...any) {
-	if r.tr != nil {
+	if r.tr != nil && !r.stopped {
 		r.tr.add(level, fmt.Sprintf(format, args...))
 	}
 }
@@ -699,7 +703,7 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool) {
 		if r.cov != nil {
 			r.cov.hit(s, c.level+1)
 		}
-		r.interrupt(c, id, k)
+		r.interrupt(c, id, k, p.Pos)
 	case OptRemote:
 		r.sched.Events = append(r.sched.Events, Event{ID: id, Kind: EvRemote, In: c.name, At: p.Pos, Remote: o.Remote})
 		r.eUsed++
@@ -723,7 +727,7 @@ func (r *runner) visible(a fgraph.Addr) bool {
 }
 
 // interrupt runs an IRQ or NMI to completion on the current task.
-func (r *runner) interrupt(parent *ctx, id int, k EventKind) {
+func (r *runner) interrupt(parent *ctx, id int, k EventKind, at Pos) {
 	m := r.m
 	t := m.Current
 	prog := r.sc.IRQ
@@ -733,7 +737,7 @@ func (r *runner) interrupt(parent *ctx, id int, k EventKind) {
 	before := r.snapshotLive(t)
 	c := &ctx{name: strconv.Itoa(id), level: parent.level + 1, task: t}
 	if r.tr != nil {
-		r.tracef(c.level, "%s %d in %s at %s#%d", k, id, parent.name, "", 0)
+		r.tracef(c.level, "%s %d in %s at %s", k, id, parent.name, at)
 	}
 	r.ctxs = append(r.ctxs, c)
 	m.Level = c.level

@@ -72,4 +72,7 @@ type File struct {
 	Scenario *Scenario
 	Schedule Schedule
 	Expect   *Expect
+	// Strict: the file replays with every known-finding allowance off
+	// (written "options strict"; a finding found with --strict needs it).
+	Strict bool
 }

@@ -32,7 +32,7 @@ func (t *tracer) dump(r *runner) {
 			if i == curr-1 {
 				mark = "->"
 			}
-			t.add(0, fmt.Sprintf("%s %3d  %#018x  %s", mark, i, w, DecodeWord(w)))
+			t.add(0, fmt.Sprintf("%s %3d  0x%016x  %s", mark, i, w, DecodeWord(w)))
 		}
 	}
 }

@@ -1,0 +1,76 @@
+GO ?= go
+FUZZTIME ?= 30s
+RAPID_CHECKS ?= 1000
+# gofmt ships with Go, next to the go command.
+GOFMT ?= $(shell $(GO) env GOROOT)/bin/gofmt
+# Verified to build and run with Go 1.26 here (go run ...@version; go.mod is
+# not touched).
+STATICCHECK_VERSION ?= v0.8.2
+# Packages that may hold fuzz targets.
+FUZZ_PKGS ?= ./fuzz/ ./harness/
+
+.PHONY: all run test vet fmtcheck bench fuzz props lint mutants check clean
+
+all: check
+
+# Explore the default variant (latest) at the standard bound and print the
+# summary. Exit 0 on the baseline (known findings allowed).
+run:
+	$(GO) run ./cmd/fgcheck explore --variant latest --scenario std
+
+test: vet fmtcheck
+	$(GO) test -timeout 15m ./...
+
+vet:
+	$(GO) vet ./...
+
+# Fails listing the files gofmt would change.
+fmtcheck:
+	@files=$$($(GOFMT) -l $$(find . -name '*.go' -not -path './.git/*')); \
+	if [ -n "$$files" ]; then \
+		echo "gofmt: these files are not formatted (run gofmt -w):"; \
+		echo "$$files"; \
+		exit 1; \
+	fi
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Every fuzz target of $(FUZZ_PKGS) for $(FUZZTIME) each. Packages without
+# test files are skipped; a package that has them must build.
+fuzz:
+	@set -e; \
+	for pkg in $(FUZZ_PKGS); do \
+		if ! ls $$pkg*_test.go >/dev/null 2>&1; then \
+			echo "fuzz: $$pkg has no tests; skipping"; continue; \
+		fi; \
+		targets=$$($(GO) test -list 'Fuzz.*' $$pkg | grep '^Fuzz' || true); \
+		if [ -z "$$targets" ]; then echo "fuzz: $$pkg has no fuzz targets"; continue; fi; \
+		for t in $$targets; do \
+			echo "fuzz: $$pkg $$t for $(FUZZTIME)"; \
+			$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) $$pkg; \
+		done; \
+	done
+
+# The rapid and gopter property tests with $(RAPID_CHECKS) checks each.
+props:
+	@if ! ls properties/*.go >/dev/null 2>&1; then \
+		echo "props: ./properties has no Go files yet; skipping"; \
+	elif grep -qs 'pgregory.net/rapid' properties/*_test.go; then \
+		$(GO) test ./properties/ -run 'Rapid|Gopter' -rapid.checks=$(RAPID_CHECKS); \
+	else \
+		$(GO) test ./properties/ -run 'Rapid|Gopter'; \
+	fi
+
+lint: vet fmtcheck
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+# The mutation-score table (fgcheck mutants).
+mutants:
+	$(GO) run ./cmd/fgcheck mutants
+
+check: run test
+
+clean:
+	rm -rf fgcheck-out
+	$(GO) clean ./...

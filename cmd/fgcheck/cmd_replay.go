@@ -1,0 +1,167 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/fgcheck/fgcheck/harness"
+)
+
+func init() {
+	register(&command{name: "replay", short: "replay a schedule file with a step-by-step trace", run: runReplay})
+}
+
+const replayUsage = `fgcheck replay FILE [--trace=false] [--strict] [--json]
+
+Replays the file's schedule, prints the step-by-step trace and the verdict.
+With an "expect" line: exit 0 when the verdict matches it, 1 when not.
+Without: exit 1 on a violation, 0 when clean. Exit 2: misuse (a missing or
+malformed file: FILE:LINE:COL: message). The output depends only on the
+file: two replays print the same bytes.`
+
+func runReplay(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("replay", stderr, replayUsage)
+	trace := fs.Bool("trace", true, "print the step-by-step trace")
+	strict := fs.Bool("strict", false, "turn every known-finding allowance off")
+	asJSON := fs.Bool("json", false, "print the verdict (and the trace) as one JSON object")
+	pos, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return misuse(stderr, "replay", "want exactly one FILE, got %d arguments", len(pos))
+	}
+	path := pos[0]
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return misuse(stderr, "replay", "%v", err)
+	}
+	f, err := harness.ParseFile(path, data)
+	if err != nil {
+		fmt.Fprintln(stderr, err) // FILE:LINE:COL: message
+		return exitMisuse
+	}
+	res, err := harness.Replay(f, harness.RunOptions{Trace: *trace, Strict: *strict})
+	if err != nil {
+		return misuse(stderr, "replay", "%s: %v", path, err)
+	}
+	v := judge(f, res)
+	if *asJSON {
+		writeJSON(stdout, v.json(path, res, *trace))
+	} else {
+		v.writeText(stdout, res, *trace)
+	}
+	return v.code
+}
+
+// verdict is a replay's outcome against the file's expectation.
+type verdict struct {
+	expect   string // "pass", "violation ORACLE", or "" without an expect line
+	matched  bool
+	code     int
+	unfired  int // events of the file that did not fire in a clean run
+	schedLen int
+}
+
+func judge(f *harness.File, res *harness.Result) verdict {
+	v := verdict{schedLen: len(f.Schedule.Events)}
+	if !res.Failed() {
+		v.unfired = len(f.Schedule.Events) - len(res.Schedule.Events)
+	}
+	switch {
+	case f.Expect == nil:
+		v.matched = !res.Failed()
+	case f.Expect.Pass:
+		v.expect = "pass"
+		v.matched = !res.Failed()
+	default:
+		v.expect = "violation " + f.Expect.Oracle
+		v.matched = res.Failed() && res.Violations[0].Oracle == f.Expect.Oracle
+	}
+	v.code = exitClean
+	if !v.matched {
+		v.code = exitViolation
+	}
+	return v
+}
+
+func (v verdict) writeText(w io.Writer, res *harness.Result, trace bool) {
+	if trace {
+		fmt.Fprintln(w, "===== TRACE =====")
+		for _, l := range res.Trace {
+			fmt.Fprintln(w, l)
+		}
+	}
+	fmt.Fprintln(w, "===== VERDICT =====")
+	if !res.Failed() {
+		fmt.Fprintln(w, "pass")
+	}
+	for _, x := range res.Violations {
+		fmt.Fprintf(w, "violation %s\n", x)
+	}
+	for _, x := range res.Known {
+		fmt.Fprintf(w, "known finding %s: %s\n", x.Known, x)
+	}
+	if v.unfired > 0 {
+		fmt.Fprintf(w, "note: %d of the file's %d events never fired (their positions were not reached)\n", v.unfired, v.schedLen)
+	}
+	switch {
+	case v.expect == "":
+	case v.matched:
+		fmt.Fprintf(w, "expect %s: as expected\n", v.expect)
+	default:
+		got := "pass"
+		if res.Failed() {
+			got = "violation " + res.Violations[0].Oracle
+		}
+		fmt.Fprintf(w, "expect %s: MISMATCH, got %s\n", v.expect, got)
+	}
+}
+
+// jsonReplay is replay's --json output.
+type jsonReplay struct {
+	File       string        `json:"file"`
+	Verdict    string        `json:"verdict"` // "pass" or "violation"
+	Violations []jsonFinding `json:"violations"`
+	Known      []jsonFinding `json:"known"`
+	Expect     *string       `json:"expect"`  // "pass", "violation ORACLE", or null
+	Matched    *bool         `json:"matched"` // null without an expect line
+	Unfired    int           `json:"unfired_events"`
+	Trace      []string      `json:"trace,omitempty"`
+}
+
+type jsonFinding struct {
+	Oracle         string `json:"oracle"`
+	Message        string `json:"message"`
+	At             string `json:"at"`
+	Known          string `json:"known,omitempty"`
+	AliasDependent bool   `json:"alias_dependent"`
+}
+
+func findings(vs []harness.Violation) []jsonFinding {
+	out := make([]jsonFinding, 0, len(vs))
+	for _, x := range vs {
+		out = append(out, jsonFinding{Oracle: x.Oracle, Message: x.Msg, At: x.At, Known: x.Known, AliasDependent: x.AliasDependent})
+	}
+	return out
+}
+
+func (v verdict) json(path string, res *harness.Result, trace bool) jsonReplay {
+	js := jsonReplay{File: path, Verdict: "pass", Violations: findings(res.Violations), Known: findings(res.Known), Unfired: v.unfired}
+	if res.Failed() {
+		js.Verdict = "violation"
+	}
+	if v.expect != "" {
+		e, m := v.expect, v.matched
+		js.Expect, js.Matched = &e, &m
+	}
+	if trace {
+		js.Trace = res.Trace
+		if js.Trace == nil {
+			js.Trace = []string{}
+		}
+	}
+	return js
+}

@@ -1,0 +1,785 @@
+package main
+
+// Shared pieces of the subcommands: flag parsing (with flags allowed after
+// the positional arguments), the scenario flags, the failure writer that
+// records every failing schedule on disk before anything else happens, the
+// exploration summary (text and JSON), peak memory, and atomic file writes.
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/fgcheck/fgcheck/fgraph"
+	"github.com/fgcheck/fgcheck/harness"
+)
+
+// version is the tool's version; the schedule format has its own ("fgcheck
+// v1" header, harness/format.go).
+const version = "0.1.0-dev"
+
+func init() {
+	register(&command{name: "version", short: "print the version", run: runVersion})
+}
+
+func runVersion(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("version", stderr, "fgcheck version")
+	pos, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) > 0 {
+		return misuse(stderr, "version", "unexpected argument %q", pos[0])
+	}
+	mod := ""
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		mod = " module " + bi.Main.Version
+	}
+	fmt.Fprintf(stdout, "fgcheck %s%s (schedule format v1, %s %s/%s)\n", version, mod, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return exitClean
+}
+
+// misuse prints "fgcheck CMD: message" on stderr and returns exitMisuse.
+func misuse(stderr io.Writer, cmd, format string, args ...any) int {
+	fmt.Fprintf(stderr, "fgcheck %s: %s\n", cmd, fmt.Sprintf(format, args...))
+	return exitMisuse
+}
+
+// newFlagSet returns a fresh FlagSet that reports errors on stderr, with a
+// usage line followed by the flag defaults.
+func newFlagSet(name string, stderr io.Writer, usage string) *flag.FlagSet {
+	fs := flag.NewFlagSet("fgcheck "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: %s\n", usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseArgs parses args with fs, allowing flags before, between and after
+// positional arguments ("replay FILE --trace=false"); "--" ends the flags.
+// It returns the positional arguments, or ok=false and the exit code: 0 for
+// -h/--help, 2 for a flag error (already reported on stderr by fs).
+func parseArgs(fs *flag.FlagSet, args []string) (pos []string, code int, ok bool) {
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, exitClean, false
+			}
+			return nil, exitMisuse, false
+		}
+		rest := fs.Args()
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), 0, true
+		}
+		if len(rest) == 0 {
+			return pos, 0, true
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// given reports which flags were set on the command line.
+func given(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
+
+// scenarioFlags select and adjust the scenario of explore and random.
+type scenarioFlags struct {
+	variant    string
+	scenario   string
+	mutant     string
+	fixes      string
+	bound      string
+	alias      bool
+	storesOnly bool
+}
+
+func (s *scenarioFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&s.variant, "variant", "latest", "kernel `variant`: latest, v6.11 or seed (with a scenario FILE: overrides the file's)")
+	fs.StringVar(&s.scenario, "scenario", "std", "`scenario`: std (the benchmark bound, docs/std.md), peer-spin, or a scenario FILE (its schedule lines are ignored)")
+	fs.StringVar(&s.mutant, "mutant", "", "switch on the catalogue mutant `NAME` (fgraph.Catalogue; fgcheck mutants lists them)")
+	fs.StringVar(&s.fixes, "fix", "", "comma-separated fix `list`: no-bit0, gen-counter, entry-for-all, reserve-irqoff, retp-guard")
+	fs.StringVar(&s.bound, "bound", "", "bound `overrides`, e.g. K=2,D=2,R=1,E=1,C=2 (keys not named keep the scenario's value; C=0: no cap)")
+	fs.BoolVar(&s.alias, "alias", false, "model GCC's -fno-strict-aliasing knowledge (stores through ret_stack keep their order against task fields)")
+	fs.BoolVar(&s.storesOnly, "stores-only", false, "deliver interrupts only at store commits")
+}
+
+// build returns the scenario the flags select. Every error is misuse.
+func (s *scenarioFlags) build(fs *flag.FlagSet) (*harness.Scenario, error) {
+	set := given(fs)
+	v, err := fgraph.ParseVariant(s.variant)
+	if err != nil {
+		return nil, err
+	}
+	var sc *harness.Scenario
+	switch s.scenario {
+	case "std":
+		sc = harness.Standard(v)
+	case "peer-spin":
+		sc = harness.PeerSpin(v)
+	default:
+		data, err := os.ReadFile(s.scenario)
+		if err != nil {
+			return nil, fmt.Errorf("scenario: %v (want std, peer-spin or a scenario file)", err)
+		}
+		f, err := harness.ParseFile(s.scenario, data)
+		if err != nil {
+			return nil, err
+		}
+		sc = f.Scenario
+		if set["variant"] {
+			sc.Variant = v
+		}
+	}
+	if s.mutant != "" {
+		mi, err := fgraph.LookupMutant(s.mutant)
+		if err != nil {
+			return nil, err
+		}
+		sc.Mutant = mi.Mutant
+	}
+	if set["fix"] {
+		fx, err := parseFixes(s.fixes)
+		if err != nil {
+			return nil, err
+		}
+		sc.Fixes = fx
+	}
+	if s.bound != "" {
+		b, err := parseBound(sc.Bound, s.bound)
+		if err != nil {
+			return nil, err
+		}
+		sc.Bound = b
+	}
+	if set["alias"] {
+		sc.Alias = s.alias
+	}
+	if set["stores-only"] {
+		sc.StoresOnly = s.storesOnly
+	}
+	if err := sc.Validate(); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
+// parseFixes parses "no-bit0,retp-guard".
+func parseFixes(s string) (harness.Fixes, error) {
+	var fx harness.Fixes
+	if strings.TrimSpace(s) == "" {
+		return fx, nil
+	}
+	for _, name := range strings.Split(s, ",") {
+		switch strings.TrimSpace(name) {
+		case "no-bit0":
+			fx.NoBit0 = true
+		case "gen-counter":
+			fx.GenCounter = true
+		case "entry-for-all":
+			fx.EntryForAll = true
+		case "reserve-irqoff":
+			fx.ReserveIrqOff = true
+		case "retp-guard":
+			fx.RetpGuard = true
+		default:
+			return fx, fmt.Errorf("--fix: unknown fix %q (want no-bit0, gen-counter, entry-for-all, reserve-irqoff or retp-guard)", name)
+		}
+	}
+	return fx, nil
+}
+
+// parseBound applies "K=2,D=2,R=1,E=1,C=2" (commas or spaces, any subset,
+// any order) to b.
+func parseBound(b harness.Bound, s string) (harness.Bound, error) {
+	seen := map[string]bool{}
+	for _, kv := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return b, fmt.Errorf("--bound: want KEY=N, got %q (keys K, D, R, E, C)", kv)
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return b, fmt.Errorf("--bound: %s=%q: want a number >= 0", k, v)
+		}
+		if seen[k] {
+			return b, fmt.Errorf("--bound: duplicate key %s", k)
+		}
+		seen[k] = true
+		switch k {
+		case "K":
+			if n > 16 {
+				return b, fmt.Errorf("--bound: K=%d: at most 16", n)
+			}
+			b.K = n
+		case "D":
+			if n > 6 {
+				return b, fmt.Errorf("--bound: D=%d: at most 6", n)
+			}
+			b.D = n
+		case "R":
+			b.R = n
+		case "E":
+			b.E = n
+		case "C":
+			b.C = n
+		default:
+			return b, fmt.Errorf("--bound: unknown key %q (keys K, D, R, E, C)", k)
+		}
+	}
+	if len(seen) == 0 {
+		return b, fmt.Errorf("--bound: empty (want for example K=2,D=2,R=1,E=1,C=2)")
+	}
+	return b, nil
+}
+
+// huntFlags are the flags explore and random share besides the scenario.
+type huntFlags struct {
+	strict    bool
+	workers   int
+	out       string
+	maxFiles  int
+	json      bool
+	keepGoing bool
+	coverage  bool
+}
+
+func (h *huntFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&h.strict, "strict", false, "turn every known-finding allowance off")
+	fs.IntVar(&h.workers, "workers", 1, "parallel workers (0: all cores)")
+	fs.StringVar(&h.out, "out", "fgcheck-out", "`directory` for failing schedules (created when the first one is found)")
+	fs.IntVar(&h.maxFiles, "max-files", 20, "write at most `N` failing schedules (all are counted)")
+	fs.BoolVar(&h.json, "json", false, "print the summary as one JSON object")
+	fs.BoolVar(&h.keepGoing, "keep-going", false, "go on after the first failing schedule (default: stop there)")
+	fs.BoolVar(&h.coverage, "coverage", false, "print the per-site interrupt coverage table")
+}
+
+// check reports misuse of the hunt flags.
+func (h *huntFlags) check() error {
+	if h.workers < 0 {
+		return fmt.Errorf("--workers %d: want 0 (all cores) or more", h.workers)
+	}
+	if h.maxFiles < 0 {
+		return fmt.Errorf("--max-files %d: want 0 or more", h.maxFiles)
+	}
+	if h.out == "" {
+		return fmt.Errorf("--out: empty directory name")
+	}
+	return nil
+}
+
+// nworkers is the worker count: 0 means every core.
+func (h *huntFlags) nworkers() int {
+	if h.workers == 0 {
+		return runtime.NumCPU()
+	}
+	return h.workers
+}
+
+// parseShard parses "i/n" with 0 <= i < n.
+func parseShard(s string) (i, n int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	if ok {
+		i, err = strconv.Atoi(a)
+		if err == nil {
+			n, err = strconv.Atoi(b)
+		}
+	}
+	if !ok || err != nil || n < 1 || i < 0 || i >= n {
+		return 0, 0, fmt.Errorf("--shard %q: want i/n with 0 <= i < n", s)
+	}
+	return i, n, nil
+}
+
+// hunt collects the failing runs of one exploration or sample: it writes
+// each (up to maxFiles) to disk from OnViolation, before the engine goes
+// on, and counts all of them.
+type hunt struct {
+	cmd      string // "explore" or "random"
+	argv     []string
+	engine   string // how schedules were chosen, for the story
+	sc       *harness.Scenario
+	strict   bool
+	out      string
+	maxFiles int
+	stderr   io.Writer
+	start    time.Time
+
+	mu        sync.Mutex // held while a failing run is recorded
+	failing   int64
+	files     []string
+	first     *harness.Result
+	firstText []byte
+	writeErrs int
+	stopped   bool // interrupted: record nothing more
+}
+
+// onViolation is the ExploreOptions.OnViolation callback. The engine calls
+// it synchronously (and serialized) for every failing run.
+func (h *hunt) onViolation(res *harness.Result) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.stopped {
+		return
+	}
+	h.failing++
+	text := h.fileText(res, h.failing)
+	if h.first == nil {
+		h.first, h.firstText = res, text
+	}
+	if len(h.files) >= h.maxFiles {
+		return
+	}
+	path := filepath.Join(h.out, failName(h.sc, res.Violations[0].Oracle, text))
+	if err := os.MkdirAll(h.out, 0o755); err != nil {
+		h.writeErr(err)
+		return
+	}
+	if err := writeFileAtomic(path, text, 0o644); err != nil {
+		h.writeErr(err)
+		return
+	}
+	h.files = append(h.files, path)
+}
+
+func (h *hunt) writeErr(err error) {
+	h.writeErrs++
+	if h.writeErrs <= 3 {
+		fmt.Fprintf(h.stderr, "fgcheck %s: cannot save a failing schedule: %v\n", h.cmd, err)
+	}
+}
+
+// fileText is the schedule file of a failing run: the story of how it was
+// found, the scenario, the schedule and the expected verdict.
+func (h *hunt) fileText(res *harness.Result, n int64) []byte {
+	v := res.Violations[0]
+	story := []string{
+		"found by: " + commandLine(h.argv),
+		fmt.Sprintf("engine: %s; bound %s; failing schedule %d of this run", h.engine, h.sc.Bound, n),
+		"violation: " + oneLine(v.String()),
+	}
+	if len(res.Violations) > 1 {
+		story = append(story, fmt.Sprintf("(%d more violations in the same run)", len(res.Violations)-1))
+	}
+	if v.AliasDependent {
+		story = append(story, "depends on alias analysis: the run reordered stores that -fno-strict-aliasing keeps in order (--alias)")
+	}
+	if h.strict {
+		story = append(story, "found with --strict: replay with fgcheck replay --strict")
+	}
+	story = append(story, "reproduce: fgcheck replay THIS_FILE")
+	f := &harness.File{Comments: story, Scenario: h.sc, Schedule: res.Schedule, Expect: &harness.Expect{Oracle: v.Oracle}}
+	return f.Format()
+}
+
+// failName is <variant>-<mutant or baseline>-<oracle>-<8 hex of sha256>.txt.
+func failName(sc *harness.Scenario, oracle string, text []byte) string {
+	mut := "baseline"
+	if sc.Mutant != 0 {
+		mut = sc.Mutant.String()
+	}
+	sum := sha256.Sum256(text)
+	return fmt.Sprintf("%s-%s-%s-%s.txt", sc.Variant, mut, oracle, hex.EncodeToString(sum[:4]))
+}
+
+// oneLine folds a message into one comment line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// commandLine renders argv as a shell command.
+func commandLine(argv []string) string {
+	parts := []string{"fgcheck"}
+	for _, a := range argv {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~!") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		parts = append(parts, a)
+	}
+	return strings.Join(parts, " ")
+}
+
+// watchInterrupt handles SIGINT and SIGTERM while an engine runs: it waits
+// for a failing schedule being written to finish, prints what is known so
+// far with partial, and exits (1 if a violation was found, else 128+signal).
+// The returned function uninstalls the handler.
+func (h *hunt) watchInterrupt(partial func(failing int64, files []string)) (stop func()) {
+	ch := make(chan os.Signal, 1)
+	done := make(chan struct{})
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case sig := <-ch:
+			h.mu.Lock() // the current write, if any, finishes first
+			h.stopped = true
+			partial(h.failing, h.files)
+			code := 130
+			if sig == syscall.SIGTERM {
+				code = 143
+			}
+			if h.failing > 0 {
+				code = exitViolation
+			}
+			osExit(code)
+			h.mu.Unlock() // reached only when a test replaced osExit
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
+}
+
+// osExit is os.Exit; tests replace it.
+var osExit = os.Exit
+
+// outcome is what explore and random report.
+type outcome struct {
+	cmd      string
+	sc       *harness.Scenario
+	sum      *harness.Summary
+	h        *hunt
+	seconds  float64
+	workers  int
+	engine   string
+	std      bool // the std scenario: coverage is a requirement
+	sharded  bool
+	coverage bool // print the table
+}
+
+// missing is the required sites never hit, as names.
+func (o *outcome) missing() []string {
+	var out []string
+	for _, s := range o.sum.Coverage.Missing(o.sc) {
+		out = append(out, s.String())
+	}
+	return out
+}
+
+// coverageMisuse: the std bound explored completely without hitting every
+// required site (only judged when no violation cut runs short).
+func (o *outcome) coverageMisuse() bool {
+	return o.std && o.sum.Complete && !o.sharded && o.sum.Violations == 0 && len(o.missing()) > 0
+}
+
+// exitCode is 1 on a violation, 2 when the std bound misses required
+// sites, else 0.
+func (o *outcome) exitCode() int {
+	switch {
+	case o.sum.Violations > 0:
+		return exitViolation
+	case o.coverageMisuse():
+		return exitMisuse
+	}
+	return exitClean
+}
+
+func knownNames(known map[string]int64) []string {
+	names := make([]string, 0, len(known))
+	for k := range known {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func mutantName(sc *harness.Scenario) string {
+	if sc.Mutant == 0 {
+		return ""
+	}
+	return sc.Mutant.String()
+}
+
+// jsonSummary is the --json output of explore and random: exactly these
+// keys, in this order.
+type jsonSummary struct {
+	Variant        string         `json:"variant"`
+	Mutant         string         `json:"mutant"` // "" when none
+	Bound          string         `json:"bound"`
+	Schedules      int64          `json:"schedules"`
+	Violations     int64          `json:"violations"`
+	Known          []string       `json:"known"`
+	Seconds        float64        `json:"seconds"`
+	FirstViolation *jsonViolation `json:"first_violation"`
+}
+
+type jsonViolation struct {
+	Oracle   string `json:"oracle"`
+	Message  string `json:"message"`
+	Schedule string `json:"schedule"` // the schedule file text
+}
+
+// violationMessage is the violation without its oracle prefix, with the
+// context and the alias-analysis label.
+func violationMessage(v harness.Violation) string {
+	return strings.TrimPrefix(v.String(), v.Oracle+": ")
+}
+
+func (o *outcome) writeJSON(w io.Writer) {
+	js := jsonSummary{
+		Variant:    o.sc.Variant.String(),
+		Mutant:     mutantName(o.sc),
+		Bound:      o.sc.Bound.String(),
+		Schedules:  o.sum.Runs,
+		Violations: o.sum.Violations,
+		Known:      knownNames(o.sum.Known),
+		Seconds:    roundSeconds(o.seconds),
+	}
+	if first, text := o.first(); first != nil {
+		v := first.Violations[0]
+		js.FirstViolation = &jsonViolation{Oracle: v.Oracle, Message: violationMessage(v), Schedule: string(text)}
+	}
+	writeJSON(w, js)
+}
+
+func roundSeconds(s float64) float64 {
+	return float64(int64(s*1000+0.5)) / 1000
+}
+
+func writeJSON(w io.Writer, v any) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(err) // only plain types: cannot fail
+	}
+	w.Write(b.Bytes())
+}
+
+// first is the first failing run the hunt recorded (the one whose file
+// text it kept), else the summary's.
+func (o *outcome) first() (*harness.Result, []byte) {
+	o.h.mu.Lock()
+	defer o.h.mu.Unlock()
+	if o.h.first != nil {
+		return o.h.first, o.h.firstText
+	}
+	if o.sum.First != nil {
+		return o.sum.First, o.h.fileText(o.sum.First, 1)
+	}
+	return nil, nil
+}
+
+// writeText prints the human summary.
+func (o *outcome) writeText(w io.Writer) {
+	sc := o.sc
+	mut := mutantName(sc)
+	if mut == "" {
+		mut = "none"
+	}
+	fmt.Fprintf(w, "fgcheck %s: scenario %s, variant %s, mutant %s%s\n", o.cmd, sc.Name, sc.Variant, mut, scenarioExtras(sc, o.h.strict))
+	fmt.Fprintf(w, "engine:      %s\n", o.engine)
+	fmt.Fprintf(w, "bound:       %s\n", sc.Bound)
+	state := "complete"
+	switch {
+	case o.cmd == "random":
+		state = "sampled"
+	case !o.sum.Complete:
+		state = "incomplete: stopped early"
+	}
+	fmt.Fprintf(w, "schedules:   %d (%s)\n", o.sum.Runs, state)
+	fmt.Fprintf(w, "violations:  %d\n", o.sum.Violations)
+	if len(o.sum.Known) == 0 {
+		fmt.Fprintf(w, "known:       none\n")
+	} else {
+		var parts []string
+		for _, k := range knownNames(o.sum.Known) {
+			parts = append(parts, fmt.Sprintf("%s (%d schedules)", k, o.sum.Known[k]))
+		}
+		fmt.Fprintf(w, "known:       %s\n", strings.Join(parts, ", "))
+	}
+	rate := 0.0
+	if o.seconds > 0 {
+		rate = float64(o.sum.Runs) / o.seconds
+	}
+	fmt.Fprintf(w, "time:        %.2f s, %.0f schedules/s, %s\n", o.seconds, rate, plural(o.workers, "worker"))
+	fmt.Fprintf(w, "peak memory: %s\n", peakMemory())
+	miss := o.missing()
+	switch {
+	case len(miss) == 0:
+		fmt.Fprintf(w, "coverage:    complete: every required site saw an interrupt (%d sites)\n", len(harness.RequiredSites(sc)))
+	case !o.sum.Complete || o.sharded || o.sum.Violations > 0:
+		req := len(harness.RequiredSites(sc))
+		fmt.Fprintf(w, "coverage:    not judged (the space was not explored in full): %d of %d required sites saw an interrupt\n", req-len(miss), req)
+	default:
+		fmt.Fprintf(w, "coverage:    INCOMPLETE: no interrupt at %s\n", strings.Join(miss, ", "))
+	}
+	if o.coverage {
+		fmt.Fprintf(w, "\n%s\n", strings.TrimRight(o.sum.Coverage.Table(), "\n"))
+	}
+	if first, _ := o.first(); first != nil {
+		fmt.Fprintf(w, "\nfirst violation: %s\n", first.Violations[0])
+		fmt.Fprintf(w, "schedule:\n")
+		sched := harness.FormatSchedule(sc, first.Schedule)
+		if sched == "" {
+			sched = "(the program-order run, no injected event)\n"
+		}
+		for _, l := range strings.Split(strings.TrimRight(sched, "\n"), "\n") {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
+	}
+	o.writeFiles(w)
+}
+
+// writeFiles lists the saved failing schedules.
+func (o *outcome) writeFiles(w io.Writer) {
+	o.h.mu.Lock()
+	defer o.h.mu.Unlock()
+	if o.h.failing == 0 {
+		return
+	}
+	fmt.Fprintf(w, "saved %d of %d failing schedules", len(o.h.files), o.h.failing)
+	if len(o.h.files) < int(o.h.failing) {
+		fmt.Fprintf(w, " (--max-files %d)", o.h.maxFiles)
+	}
+	fmt.Fprintln(w, ":")
+	for _, p := range o.h.files {
+		fmt.Fprintf(w, "  %s\n", p)
+	}
+	if len(o.h.files) > 0 {
+		fmt.Fprintf(w, "reproduce:   fgcheck replay %s\n", o.h.files[0])
+	}
+}
+
+func scenarioExtras(sc *harness.Scenario, strict bool) string {
+	var ex []string
+	fx := sc.Fixes
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{{fx.NoBit0, "no-bit0"}, {fx.GenCounter, "gen-counter"}, {fx.EntryForAll, "entry-for-all"}, {fx.ReserveIrqOff, "reserve-irqoff"}, {fx.RetpGuard, "retp-guard"}} {
+		if f.on {
+			ex = append(ex, "fix "+f.name)
+		}
+	}
+	if sc.Alias {
+		ex = append(ex, "alias")
+	}
+	if sc.StoresOnly {
+		ex = append(ex, "stores-only")
+	}
+	if strict {
+		ex = append(ex, "strict")
+	}
+	if len(ex) == 0 {
+		return ""
+	}
+	return ", " + strings.Join(ex, ", ")
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// report prints the outcome (text or JSON) and the coverage misuse message,
+// and returns the exit code.
+func (o *outcome) report(stdout, stderr io.Writer, asJSON bool) int {
+	if asJSON {
+		o.writeJSON(stdout)
+		if o.coverage {
+			fmt.Fprint(stderr, o.sum.Coverage.Table())
+		}
+	} else {
+		o.writeText(stdout)
+	}
+	if o.coverageMisuse() {
+		fmt.Fprintf(stderr, "fgcheck %s: the std bound %s explored in full but never interrupted %s: the bound is too small for std (docs/std.md)\n",
+			o.cmd, o.sc.Bound, strings.Join(o.missing(), ", "))
+	}
+	return o.exitCode()
+}
+
+// peakMemory is the process's peak memory and where the figure comes from:
+// the peak resident set size (VmHWM in /proc/self/status) on Linux, else the
+// Go runtime's total memory obtained from the OS (runtime.MemStats.Sys).
+func peakMemory() string {
+	if b, ok := vmHWM(); ok {
+		return fmt.Sprintf("%s peak RSS (VmHWM, /proc/self/status)", mib(b))
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return fmt.Sprintf("%s obtained from the OS (runtime.MemStats.Sys; no /proc)", mib(ms.Sys))
+}
+
+func vmHWM() (uint64, bool) {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			f := strings.Fields(rest)
+			if len(f) == 2 && f[1] == "kB" {
+				n, err := strconv.ParseUint(f[0], 10, 64)
+				if err == nil {
+					return n * 1024, true
+				}
+			}
+		}
+	}
+	return 0, false
+}
+
+func mib(b uint64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
+
+// writeFileAtomic writes data to path so that readers see the old file or
+// the whole new one, never a part: a temporary file in the same directory,
+// fsync, rename over path, then fsync of the directory.
+func writeFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return err
+	}
+	if err = tmp.Chmod(perm); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	if d, derr := os.Open(dir); derr == nil {
+		d.Sync() // best effort: the rename is durable once the directory is
+		d.Close()
+	}
+	return nil
+}

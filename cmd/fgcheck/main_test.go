@@ -1,0 +1,605 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fgcheck/fgcheck/fgraph"
+	"github.com/fgcheck/fgcheck/harness"
+)
+
+// fgcheck runs the command in-process and returns its exit code and output.
+func fgcheck(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// writeTemp writes a file into a fresh temporary directory.
+func writeTemp(t *testing.T, name, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// irqFile replays cleanly: an IRQ lands after task 0's second push has
+// raised curr_ret_stack (W3) and before it rewrites the offset word (W4).
+const irqFile = `fgcheck v1
+# test: an IRQ between W3 and W4
+scenario irq-after-w3
+variant latest
+layout frame=3 stack=64
+user u1 filter=* accept=* data=8
+setup u1
+task ops=(call 1, call 2, ret, ret)
+irq ops=(call 10, unwind, ret)
+bound K=1 D=1 R=0 E=0
+expect pass
+irq id=1 in=task0 at=push.w3#2
+`
+
+// irqFileMessy is irqFile written the lenient way: scenario lines in
+// another order, keys in another order, extra blanks, leading zeros.
+const irqFileMessy = `fgcheck   v1
+# test: an IRQ between W3 and W4
+bound  D=1 K=01 E=0 R=0
+variant latest
+scenario irq-after-w3
+user u1 data=8 accept=* filter=*
+layout stack=64 frame=3
+task ops=(call 1, call 2, ret, ret)
+setup u1
+irq ops=(call 10, unwind, ret)
+expect pass
+irq id=1 in=task0 at=push.w3#2
+`
+
+func TestMisuse(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.txt")
+	if err := os.WriteFile(good, []byte(irqFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.txt")
+	badText := strings.Replace(irqFile, "task ops=(call 1,", "task ops=(cal 1,", 1)
+	if err := os.WriteFile(bad, []byte(badText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing.txt")
+	tests := []struct {
+		name   string
+		args   []string
+		stderr string // a substring of stderr
+		reason string
+	}{
+		{"no command", nil, "", "a bare fgcheck is misuse (it prints the usage)"},
+		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`, "the registry rejects names it does not have"},
+		{"unknown flag", []string{"explore", "--frob"}, "flag provided but not defined: -frob", "the flag package reports it with ContinueOnError"},
+		{"flag without value", []string{"explore", "--variant"}, "flag needs an argument", "a string flag at the end of the line"},
+		{"unknown variant", []string{"explore", "--variant", "v9.9"}, `unknown variant "v9.9"`, "fgraph.ParseVariant's message"},
+		{"unknown mutant", []string{"explore", "--mutant", "M-nope"}, `unknown mutant "M-nope"`, "fgraph.LookupMutant's message lists the known ones"},
+		{"unknown fix", []string{"explore", "--fix", "no-bit0,frob"}, `unknown fix "frob"`, "every name of the list is checked"},
+		{"bound without =", []string{"explore", "--bound", "K2"}, "want KEY=N", "bound syntax is KEY=N"},
+		{"bound unknown key", []string{"explore", "--bound", "K=1,X=2"}, `unknown key "X"`, "only K, D, R, E and C exist"},
+		{"bound negative", []string{"explore", "--bound", "K=-1"}, "want a number >= 0", "bounds are counts"},
+		{"bound too deep", []string{"explore", "--bound", "D=7"}, "at most 6", "the harness nests at most 6 levels"},
+		{"bound duplicate key", []string{"explore", "--bound", "K=1,K=2"}, "duplicate key K", "an override names a key once"},
+		{"bad shard", []string{"explore", "--shard", "2/2"}, "want i/n with 0 <= i < n", "shards count from 0"},
+		{"negative workers", []string{"explore", "--workers", "-1"}, "--workers -1", "0 means all cores; below is misuse"},
+		{"stray argument", []string{"explore", "std"}, `unexpected argument "std"`, "the scenario is a flag, not an argument"},
+		{"missing scenario file", []string{"explore", "--scenario", missing}, "no such file", "a scenario that is neither std, peer-spin nor a file"},
+		{"malformed scenario file", []string{"explore", "--scenario", bad}, bad + ":8:11: unknown op", "a parse error carries file:line:col"},
+		{"random bad mode", []string{"random", "--mode", "dfs"}, `--mode "dfs"`, "random knows random and pct"},
+		{"random bad seed", []string{"random", "--seed", "x1"}, `--seed "x1"`, "the seed is a number"},
+		{"random no runs", []string{"random", "--runs", "0"}, "--runs 0", "at least one run"},
+		{"replay missing file", []string{"replay", missing}, "no such file", "a missing file is misuse, not a verdict"},
+		{"replay malformed file", []string{"replay", bad}, bad + ":8:11: unknown op \"cal\"", "the parse error's position, on stderr"},
+		{"replay no file", []string{"replay"}, "want exactly one FILE", "replay needs its file"},
+		{"replay two files", []string{"replay", good, good}, "want exactly one FILE", "one file per replay"},
+		{"fmt no file", []string{"fmt"}, "no FILE given", "fmt needs files"},
+		{"fmt malformed file", []string{"fmt", good, bad}, bad + ":8:11:", "a malformed file among good ones still fails the command"},
+		{"fmt missing file", []string{"fmt", missing}, "no such file", "a missing file is misuse"},
+		{"version argument", []string{"version", "x"}, `unexpected argument "x"`, "version takes no argument"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := fgcheck(t, tc.args...)
+			if code != exitMisuse {
+				t.Errorf("fgcheck %q exited %d, want %d\nreason: %s\nstderr: %s", tc.args, code, exitMisuse, tc.reason, stderr)
+			}
+			if !strings.Contains(stderr, tc.stderr) {
+				t.Errorf("fgcheck %q: stderr\n%s\nwant it to contain %q\nreason: %s", tc.args, stderr, tc.stderr, tc.reason)
+			}
+		})
+	}
+}
+
+func TestHelpIsNotMisuse(t *testing.T) {
+	tests := []struct {
+		args   []string
+		reason string
+	}{
+		{[]string{"help"}, "the command list"},
+		{[]string{"explore", "-h"}, "the flag package's ErrHelp"},
+		{[]string{"replay", "--help"}, "both dash forms"},
+		{[]string{"version"}, "version prints and exits 0"},
+	}
+	for _, tc := range tests {
+		code, stdout, stderr := fgcheck(t, tc.args...)
+		if code != exitClean || stdout+stderr == "" {
+			t.Errorf("fgcheck %q exited %d with output %q, want 0 and some output\nreason: %s", tc.args, code, stdout+stderr, tc.reason)
+		}
+	}
+}
+
+// exploreJSON runs a command with --json and decodes its one object.
+func exploreJSON(t *testing.T, wantCode int, args ...string) jsonSummary {
+	t.Helper()
+	code, stdout, stderr := fgcheck(t, append(args, "--json")...)
+	if code != wantCode {
+		t.Fatalf("fgcheck %q exited %d, want %d\nstdout: %s\nstderr: %s", args, code, wantCode, stdout, stderr)
+	}
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	dec.DisallowUnknownFields()
+	var js jsonSummary
+	if err := dec.Decode(&js); err != nil {
+		t.Fatalf("stdout is not the JSON summary: %v\n%s", err, stdout)
+	}
+	if dec.More() {
+		t.Fatalf("stdout holds more than one JSON value:\n%s", stdout)
+	}
+	// The keys, in order, exactly.
+	keys := regexp.MustCompile(`"([a-z_]+)":`).FindAllStringSubmatch(stdout, -1)
+	var got []string
+	for _, k := range keys {
+		if !strings.Contains(k[1], "oracle") && k[1] != "message" && k[1] != "schedule" {
+			got = append(got, k[1])
+		}
+	}
+	want := "variant mutant bound schedules violations known seconds first_violation"
+	if strings.Join(got, " ") != want {
+		t.Errorf("JSON keys %v, want %s", got, want)
+	}
+	if js.Known == nil {
+		t.Errorf("known is null, want a list: %s", stdout)
+	}
+	return js
+}
+
+func TestExplorePeerSpinJSON(t *testing.T) {
+	js := exploreJSON(t, exitClean, "explore", "--variant", "latest", "--scenario", "peer-spin", "--max-runs", "3000")
+	if js.Variant != "latest" || js.Mutant != "" || js.Bound != "K=2 D=2 R=1 E=0" {
+		t.Errorf("variant %q mutant %q bound %q, want latest, \"\" and peer-spin's K=2 D=2 R=1 E=0", js.Variant, js.Mutant, js.Bound)
+	}
+	if js.Schedules != 3000 {
+		t.Errorf("schedules %d, want exactly --max-runs 3000", js.Schedules)
+	}
+	if js.Violations != 0 || js.FirstViolation != nil {
+		t.Errorf("violations %d, first %+v: the latest baseline must pass peer-spin", js.Violations, js.FirstViolation)
+	}
+	if js.Seconds < 0 {
+		t.Errorf("seconds %v", js.Seconds)
+	}
+	for _, k := range js.Known {
+		if !isKnownFinding(k) {
+			t.Errorf("known %q is not in harness.KnownFindings", k)
+		}
+	}
+}
+
+func TestExplorePeerSpinComplete(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores the whole peer-spin space (about 75k schedules)")
+	}
+	js := exploreJSON(t, exitClean, "explore", "--scenario", "peer-spin", "--workers", "0")
+	if js.Schedules < 10000 || js.Violations != 0 {
+		t.Errorf("peer-spin: %d schedules, %d violations; want the whole space with none", js.Schedules, js.Violations)
+	}
+	one := exploreJSON(t, exitClean, "explore", "--scenario", "peer-spin", "--shard", "0/2")
+	two := exploreJSON(t, exitClean, "explore", "--scenario", "peer-spin", "--shard", "1/2")
+	if one.Schedules+two.Schedules != js.Schedules {
+		t.Errorf("shards 0/2 and 1/2 explored %d + %d schedules, the whole space %d", one.Schedules, two.Schedules, js.Schedules)
+	}
+}
+
+func isKnownFinding(name string) bool {
+	for _, k := range harness.KnownFindings {
+		if k.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+var failNameRE = regexp.MustCompile(`^latest-M-push-1-([a-z-]+)-([0-9a-f]{8})\.txt$`)
+
+func TestExploreMutantSavesReplayableFile(t *testing.T) {
+	out := t.TempDir()
+	js := exploreJSON(t, exitViolation, "explore", "--mutant", "M-push-1", "--max-runs", "5000", "--out", out)
+	if js.Mutant != "M-push-1" || js.Violations != 1 || js.FirstViolation == nil {
+		t.Fatalf("mutant %q, violations %d, first %+v: M-push-1 must be killed, stopping at the first failing schedule", js.Mutant, js.Violations, js.FirstViolation)
+	}
+	ents, err := os.ReadDir(out)
+	if err != nil || len(ents) != 1 {
+		t.Fatalf("out dir holds %v (err %v), want exactly one file", ents, err)
+	}
+	name := ents[0].Name()
+	m := failNameRE.FindStringSubmatch(name)
+	if m == nil {
+		t.Fatalf("file name %q, want latest-M-push-1-ORACLE-HASH.txt", name)
+	}
+	path := filepath.Join(out, name)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	if m[1] != js.FirstViolation.Oracle || m[2] != hex.EncodeToString(sum[:4]) {
+		t.Errorf("file name %q: want oracle %s and the first 8 hex digits of the content's sha256 %x", name, js.FirstViolation.Oracle, sum[:4])
+	}
+	if string(data) != js.FirstViolation.Schedule {
+		t.Errorf("first_violation.schedule differs from the saved file:\n%s\n---\n%s", js.FirstViolation.Schedule, data)
+	}
+	f, err := harness.ParseFile(path, data)
+	if err != nil {
+		t.Fatalf("the saved file does not parse: %v", err)
+	}
+	if f.Expect == nil || f.Expect.Pass || f.Expect.Oracle != js.FirstViolation.Oracle {
+		t.Errorf("expect %+v, want violation %s", f.Expect, js.FirstViolation.Oracle)
+	}
+	if !strings.Contains(string(data), "# found by: fgcheck explore --mutant M-push-1") {
+		t.Errorf("the story does not say how the file was found:\n%s", data)
+	}
+
+	// With its expect line, the replay matches: exit 0, same violation.
+	wantLine := "violation " + js.FirstViolation.Oracle + ": " + js.FirstViolation.Message
+	code, stdout, stderr := fgcheck(t, "replay", path)
+	if code != exitClean || !strings.Contains(stdout, "\n"+wantLine+"\n") || !strings.Contains(stdout, "as expected") {
+		t.Errorf("replay %s exited %d, want 0 with the line %q and \"as expected\"\nstdout: %s\nstderr: %s", path, code, wantLine, stdout, stderr)
+	}
+	// Without it, a violation exits 1.
+	f.Expect = nil
+	bare := writeTemp(t, "bare.txt", string(f.Format()))
+	code, stdout, _ = fgcheck(t, "replay", bare)
+	if code != exitViolation || !strings.Contains(stdout, "\n"+wantLine+"\n") {
+		t.Errorf("replay without expect exited %d, want 1 with %q\n%s", code, wantLine, stdout)
+	}
+	// Expecting another oracle is a mismatch: exit 1.
+	f.Expect = &harness.Expect{Oracle: "capacity"}
+	if js.FirstViolation.Oracle == "capacity" {
+		f.Expect.Oracle = "model"
+	}
+	other := writeTemp(t, "other.txt", string(f.Format()))
+	code, stdout, _ = fgcheck(t, "replay", other)
+	if code != exitViolation || !strings.Contains(stdout, "MISMATCH") {
+		t.Errorf("replay expecting %s exited %d, want 1 and MISMATCH\n%s", f.Expect.Oracle, code, stdout)
+	}
+	// Expecting a pass is a mismatch too.
+	f.Expect = &harness.Expect{Pass: true}
+	pass := writeTemp(t, "pass.txt", string(f.Format()))
+	if code, stdout, _ = fgcheck(t, "replay", pass); code != exitViolation {
+		t.Errorf("replay expecting pass exited %d, want 1\n%s", code, stdout)
+	}
+}
+
+func TestExploreMaxFiles(t *testing.T) {
+	out := t.TempDir()
+	js := exploreJSON(t, exitViolation, "explore", "--mutant", "M-push-1", "--keep-going", "--max-runs", "300", "--max-files", "2", "--out", out)
+	if js.Schedules != 300 || js.Violations <= 2 {
+		t.Fatalf("schedules %d violations %d: --keep-going must go on (M-push-1 fails in most schedules)", js.Schedules, js.Violations)
+	}
+	ents, _ := os.ReadDir(out)
+	if len(ents) != 2 {
+		t.Errorf("out dir holds %d files, want --max-files 2 (of %d failing schedules)", len(ents), js.Violations)
+	}
+	for _, e := range ents {
+		if !failNameRE.MatchString(e.Name()) {
+			t.Errorf("stray file %q (a temporary file left behind?)", e.Name())
+		}
+	}
+}
+
+func TestExploreText(t *testing.T) {
+	code, stdout, stderr := fgcheck(t, "explore", "--scenario", "peer-spin", "--max-runs", "500", "--coverage")
+	if code != exitClean {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		"fgcheck explore: scenario peer-spin, variant latest, mutant none",
+		"\nschedules:   500 (incomplete: stopped early)\n",
+		"\nviolations:  0\n",
+		"\nknown:       ",
+		"schedules/s, 1 worker\n",
+		"\npeak memory: ",
+		"\ncoverage:    ",
+		"\nsite ", // the --coverage table
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+func TestStdCoverageIsRequired(t *testing.T) {
+	tests := []struct {
+		args   []string
+		code   int
+		reason string
+	}{
+		{[]string{"explore", "--bound", "K=0,R=0,E=0"}, exitMisuse, "std explored in full without a single interrupt misses every required site: the bound is misused"},
+		{[]string{"explore", "--scenario", "peer-spin", "--bound", "K=0,R=0"}, exitClean, "only std requires coverage"},
+		{[]string{"explore", "--bound", "K=0,R=0,E=0", "--shard", "0/2"}, exitClean, "a shard covers only its part: not judged"},
+	}
+	for _, tc := range tests {
+		code, stdout, stderr := fgcheck(t, tc.args...)
+		if code != tc.code {
+			t.Errorf("fgcheck %q exited %d, want %d\nreason: %s\n%s%s", tc.args, code, tc.code, tc.reason, stdout, stderr)
+		}
+		if tc.code == exitMisuse && !strings.Contains(stderr, "push.w1") {
+			t.Errorf("the misuse message does not name the missing sites:\n%s", stderr)
+		}
+	}
+}
+
+func TestRandom(t *testing.T) {
+	js := exploreJSON(t, exitClean, "random", "--scenario", "peer-spin", "--runs", "300", "--seed", "0x5eed")
+	if js.Schedules != 300 || js.Violations != 0 {
+		t.Errorf("random on peer-spin: %d schedules, %d violations; want 300 and none", js.Schedules, js.Violations)
+	}
+	js = exploreJSON(t, exitClean, "random", "--mode", "pct", "--scenario", "peer-spin", "--runs", "200", "--workers", "2")
+	if js.Schedules != 200 {
+		t.Errorf("pct with 2 workers: %d schedules, want 200", js.Schedules)
+	}
+	out := t.TempDir()
+	js = exploreJSON(t, exitViolation, "random", "--mutant", "M-push-1", "--runs", "100", "--out", out)
+	if js.Violations < 1 || js.FirstViolation == nil {
+		t.Fatalf("random did not kill M-push-1: %+v", js)
+	}
+	ents, _ := os.ReadDir(out)
+	if len(ents) != int(js.Violations) {
+		t.Errorf("%d files for %d failing schedules", len(ents), js.Violations)
+	}
+	if len(ents) > 0 {
+		data, _ := os.ReadFile(filepath.Join(out, ents[0].Name()))
+		if !strings.Contains(string(data), "# engine: random, seed 0x1;") {
+			t.Errorf("the story does not name the engine and seed:\n%s", data)
+		}
+	}
+}
+
+func TestReplayIsByteIdentical(t *testing.T) {
+	// A failing file (with the stack dump) and a clean one with an IRQ.
+	out := t.TempDir()
+	exploreJSON(t, exitViolation, "explore", "--mutant", "M-push-2", "--out", out)
+	ents, _ := os.ReadDir(out)
+	if len(ents) != 1 {
+		t.Fatalf("M-push-2 left %d files, want 1", len(ents))
+	}
+	files := []string{filepath.Join(out, ents[0].Name()), writeTemp(t, "irq.txt", irqFile)}
+	for _, p := range files {
+		for _, args := range [][]string{{"replay", p}, {"replay", p, "--json"}, {"replay", "--trace=false", p}} {
+			c1, o1, e1 := fgcheck(t, args...)
+			c2, o2, e2 := fgcheck(t, args...)
+			if c1 != c2 || o1 != o2 || e1 != e2 {
+				t.Errorf("fgcheck %q twice: exit %d/%d, outputs differ:\n%s\n---\n%s", args, c1, c2, o1, o2)
+			}
+			if c1 != exitClean {
+				t.Errorf("fgcheck %q exited %d: the file's expect line holds\n%s%s", args, c1, o1, e1)
+			}
+		}
+	}
+	_, stdout, _ := fgcheck(t, "replay", files[0])
+	if !strings.Contains(stdout, "===== TRACE =====") || !regexp.MustCompile(`0x[0-9a-f]{16}`).MatchString(stdout) {
+		t.Errorf("the trace of a violation lacks the shadow-stack words in hex:\n%s", stdout)
+	}
+	_, stdout, _ = fgcheck(t, "replay", files[1])
+	if !strings.Contains(stdout, "irq 1 in task0") || !strings.HasSuffix(stdout, "===== VERDICT =====\npass\nexpect pass: as expected\n") {
+		t.Errorf("clean replay output:\n%s", stdout)
+	}
+	_, stdout, _ = fgcheck(t, "replay", "--trace=false", files[1])
+	if stdout != "===== VERDICT =====\npass\nexpect pass: as expected\n" {
+		t.Errorf("--trace=false prints only the verdict, got:\n%s", stdout)
+	}
+}
+
+func TestReplayJSON(t *testing.T) {
+	p := writeTemp(t, "irq.txt", irqFile)
+	code, stdout, _ := fgcheck(t, "replay", p, "--json", "--trace=false")
+	if code != exitClean {
+		t.Fatalf("exit %d", code)
+	}
+	var js jsonReplay
+	if err := json.Unmarshal([]byte(stdout), &js); err != nil {
+		t.Fatal(err)
+	}
+	if js.Verdict != "pass" || js.Expect == nil || *js.Expect != "pass" || js.Matched == nil || !*js.Matched || js.Trace != nil {
+		t.Errorf("replay --json: %s", stdout)
+	}
+}
+
+func TestReplayUnfiredEvents(t *testing.T) {
+	// push.w3#9 is never reached: the file passes, but says so.
+	p := writeTemp(t, "stale.txt", strings.Replace(irqFile, "push.w3#2", "push.w3#9", 1))
+	code, stdout, _ := fgcheck(t, "replay", "--trace=false", p)
+	if code != exitClean || !strings.Contains(stdout, "note: 1 of the file's 1 events never fired") {
+		t.Errorf("exit %d, output:\n%s\nwant a note about the event that never fired", code, stdout)
+	}
+}
+
+func TestFmtRoundTrip(t *testing.T) {
+	messy := writeTemp(t, "messy.txt", irqFileMessy)
+	code, stdout, stderr := fgcheck(t, "fmt", messy)
+	if code != exitClean || stdout != irqFile {
+		t.Fatalf("fmt exited %d (%s); got\n%s\nwant the canonical\n%s", code, stderr, stdout, irqFile)
+	}
+	canon := writeTemp(t, "canon.txt", irqFile)
+	if code, stdout, _ = fgcheck(t, "fmt", canon); code != exitClean || stdout != irqFile {
+		t.Errorf("fmt of a canonical file changed it:\n%s", stdout)
+	}
+	if code, stdout, _ = fgcheck(t, "fmt", "-l", messy, canon); code != exitClean || stdout != messy+"\n" {
+		t.Errorf("fmt -l listed %q, want only %s", stdout, messy)
+	}
+	if code, stdout, _ = fgcheck(t, "fmt", messy, "-w"); code != exitClean || stdout != "" {
+		t.Errorf("fmt -w exited %d and printed %q, want 0 and nothing", code, stdout)
+	}
+	data, _ := os.ReadFile(messy)
+	if string(data) != irqFile {
+		t.Errorf("fmt -w wrote\n%s", data)
+	}
+	ents, _ := os.ReadDir(filepath.Dir(messy))
+	if len(ents) != 1 {
+		t.Errorf("fmt -w left %d files in the directory, want 1 (no temporary files)", len(ents))
+	}
+	if _, stdout, _ = fgcheck(t, "fmt", "-l", messy); stdout != "" {
+		t.Errorf("after -w, fmt -l still lists %q", stdout)
+	}
+}
+
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.txt")
+	for _, text := range []string{"first\n", "second, longer\n", ""} {
+		if err := writeFileAtomic(p, []byte(text), 0o640); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(p)
+		if err != nil || string(got) != text {
+			t.Errorf("read back %q (%v), want %q", got, err, text)
+		}
+	}
+	if st, _ := os.Stat(p); st.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v, want 0640", st.Mode().Perm())
+	}
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		path   string
+		reason string
+	}{
+		{"no directory", filepath.Join(dir, "nodir", "f.txt"), "the temporary file cannot be created"},
+		{"onto a directory", sub, "the rename fails; the temporary file must be removed"},
+	}
+	for _, tc := range tests {
+		if err := writeFileAtomic(tc.path, []byte("x"), 0o644); err == nil {
+			t.Errorf("%s: no error\nreason: %s", tc.name, tc.reason)
+		}
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 2 || ents[0].Name() != "f.txt" || ents[1].Name() != "sub" {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Errorf("directory holds %v, want only f.txt and sub (no temporary file left)", names)
+	}
+}
+
+func TestParseBound(t *testing.T) {
+	std := harness.Bound{K: 2, D: 2, R: 1, E: 1, C: 2}
+	tests := []struct {
+		in     string
+		want   harness.Bound
+		reason string
+	}{
+		{"K=3", harness.Bound{K: 3, D: 2, R: 1, E: 1, C: 2}, "keys not named keep their value"},
+		{"K=1,D=1,R=0,E=0,C=0", harness.Bound{K: 1, D: 1}, "every key"},
+		{"C=0 E=2", harness.Bound{K: 2, D: 2, R: 1, E: 2}, "spaces separate too, any order"},
+	}
+	for _, tc := range tests {
+		got, err := parseBound(std, tc.in)
+		if err != nil || got != tc.want {
+			t.Errorf("parseBound(%q) = %v, %v; want %v\nreason: %s", tc.in, got, err, tc.want, tc.reason)
+		}
+	}
+	for _, bad := range []string{"", ",", "K", "K=", "K=x", "k=1", "K=17", "D=7", "K=1,K=1"} {
+		if _, err := parseBound(std, bad); err == nil {
+			t.Errorf("parseBound(%q) accepted", bad)
+		}
+	}
+}
+
+func TestParseArgsInterspersed(t *testing.T) {
+	tests := []struct {
+		args   []string
+		pos    []string
+		trace  bool
+		reason string
+	}{
+		{[]string{"a", "--trace=false", "b"}, []string{"a", "b"}, false, "flags between positional arguments"},
+		{[]string{"--trace=false", "a"}, []string{"a"}, false, "flags first"},
+		{[]string{"a", "--", "--trace=false"}, []string{"a", "--trace=false"}, true, "-- ends the flags"},
+		{nil, nil, true, "nothing"},
+	}
+	for _, tc := range tests {
+		fs := newFlagSet("t", &bytes.Buffer{}, "t")
+		trace := fs.Bool("trace", true, "")
+		pos, _, ok := parseArgs(fs, tc.args)
+		if !ok || strings.Join(pos, "|") != strings.Join(tc.pos, "|") || *trace != tc.trace {
+			t.Errorf("parseArgs(%q) = %q, trace=%v, ok=%v; want %q, trace=%v\nreason: %s", tc.args, pos, *trace, ok, tc.pos, tc.trace, tc.reason)
+		}
+	}
+}
+
+// TestInterruptWaitsForTheWrite: on SIGINT the handler waits until the
+// failing schedule being written is on disk, then reports and exits 1.
+func TestInterruptWaitsForTheWrite(t *testing.T) {
+	codes := make(chan int, 1)
+	saved := osExit
+	osExit = func(code int) { codes <- code }
+	defer func() { osExit = saved }()
+
+	h := &hunt{cmd: "explore", start: time.Now()}
+	var report bytes.Buffer
+	reported := make(chan struct{})
+	stop := h.watchInterrupt(func(failing int64, files []string) {
+		report.WriteString(strings.Join(files, ","))
+		close(reported)
+	})
+	defer stop()
+
+	h.mu.Lock() // a failing schedule is being written
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-reported:
+		t.Fatal("the handler reported while a write was in progress")
+	case <-time.After(200 * time.Millisecond):
+	}
+	h.failing, h.files = 1, []string{"out/x.txt"}
+	h.mu.Unlock() // the write is done
+	select {
+	case code := <-codes:
+		if code != exitViolation {
+			t.Errorf("exit code %d after a violation, want %d", code, exitViolation)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handler never exited")
+	}
+	if report.String() != "out/x.txt" {
+		t.Errorf("the interrupted summary listed %q, want the file written", report.String())
+	}
+	// No failing schedule is recorded after the interrupt.
+	before := h.failing
+	h.sc = harness.Standard(fgraph.Latest)
+	h.onViolation(&harness.Result{Violations: []harness.Violation{{Oracle: "model"}}})
+	if h.failing != before {
+		t.Error("a failing run was recorded after the interrupt")
+	}
+}
