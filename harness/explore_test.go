@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -191,5 +192,30 @@ func TestCheckpointResume(t *testing.T) {
 	}
 	if rest.Runs != whole.Runs || !rest.Complete {
 		t.Errorf("resumed exploration ended at %d schedules (complete %v), the whole space has %d", rest.Runs, rest.Complete, whole.Runs)
+	}
+}
+
+// TestMPush3Explained replays the interleaving docs/m-push-3.md walks
+// through: it must pass, and the IRQ's stale BITMAP word must be what the
+// unwinder saw.
+func TestMPush3Explained(t *testing.T) {
+	data, err := os.ReadFile("../docs/m-push-3.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := ParseFile("m-push-3.txt", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Replay(f, RunOptions{Trace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failed() {
+		t.Fatalf("M-push-3 failed: %v", res.Violations)
+	}
+	tr := strings.Join(res.Trace, "\n")
+	if !strings.Contains(tr, "irq 1 in task0 at push.w2#1") || !strings.Contains(tr, "irq 2 in task0 at push.w3#1") {
+		t.Fatalf("the documented interleaving did not happen:\n%s", tr)
 	}
 }
