@@ -41,6 +41,7 @@ func (m *Machine) functionGraphEnterRegs(ret, fn, fp, retp Word) int {
 				bitmap |= 1 << i
 			}
 		}
+		gens = m.genBits(bitmap)
 	} else if m.cfg.StaticCall && m.ldOnce(SiteEnterDirect, AddrDoDirect) != 0 {
 		save := m.ld(SiteEnterSave, c+TaskCurr)
 		gops := m.ld(SiteEnterDirectGops, AddrDirectGops)

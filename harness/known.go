@@ -54,6 +54,13 @@ var KnownFindings = []KnownFinding{
 		},
 	},
 	{
+		Name: "F10-entry-for-all", Variants: []fgraph.Variant{fgraph.V611}, Oracle: OracleModel, Fix: "latest (f4ff9f646a4d)",
+		Desc: "on an architecture whose graph entry fires for every function, v6.11's direct mode calls the single user's entryfunc without its filter, so functions outside the filter are traced",
+		Match: func(r *runner, v Violation) bool {
+			return r.cfg.EntryForAll && !r.cfg.Mutants.Has(fgraph.MF10) && strings.Contains(v.Msg, "kernel hijacked=true, model pushed=false (traced=false")
+		},
+	},
+	{
 		Name: "F6-seed-reuse", Variants: []fgraph.Variant{fgraph.Seed}, Oracle: OracleCallback, Fix: "gen-counter",
 		Desc: "the seed hands out the lowest free index, so a new user immediately inherits retfuncs for frames pushed for the old one",
 		Match: func(r *runner, v Violation) bool {

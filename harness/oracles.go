@@ -505,6 +505,7 @@ func (r *runner) checkGlobals() {
 			only = want
 		} else if r.pending[i] > 0 {
 			active++ // allocated, published by its tail
+			only = fgraph.OpsHandle(r.pending[i] - 1)
 		}
 		if got == fgraph.HandleNull && active == 0 && sl.User < 0 {
 			continue // never initialised

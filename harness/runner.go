@@ -392,7 +392,15 @@ func (r *runner) call(c *ctx, op Op) {
 	res := r.model.CallWith(t, op.Func, ret, fgraph.FuncAddr(op.Func), retp, r.claimed(c), &tab)
 	if hij != res.Pushed {
 		r.violate("model", fmt.Sprintf("call %d: kernel hijacked=%v, model pushed=%v (traced=%v overrun=%v)", op.Func, hij, res.Pushed, res.Traced, res.Overrun))
-		return
+		if r.stopped || !hij || !r.cfg.EntryForAll {
+			return
+		}
+		// Excused as F10-entry-for-all: the kernel traced a function outside
+		// the filter. Follow it (no filter for this call) so that the rest
+		// of the run is judged against what the kernel did.
+		r.model.Cfg.NoFilter = true
+		res = r.model.CallWith(t, op.Func, ret, fgraph.FuncAddr(op.Func), retp, r.claimed(c), &tab)
+		r.model.Cfg.NoFilter = r.mcfg.NoFilter
 	}
 	r.checkEntries(c, op.Func, res)
 }

@@ -86,8 +86,9 @@ var ErrNoViolation = errors.New("the file's schedule does not fail")
 // Minimize shrinks a failing file to a 1-minimal one that fails with the
 // same oracle. The target is the oracle of the first violation of f's
 // replay (strict if opt.Strict); a file that does not fail is an error
-// wrapping ErrNoViolation, and so is a malformed scenario. With opt.Known
-// the target is that known finding instead (see MinimizeOptions).
+// wrapping ErrNoViolation, a scenario that does not validate an error, and
+// so is an input that does not meet opt.Keep. With opt.Known the target is
+// that known finding instead (see MinimizeOptions).
 //
 // The search is greedy and runs to a fixpoint. It tries candidates in
 // domain order and, after each one it keeps, starts again from the first
@@ -137,7 +138,7 @@ func Minimize(f *File, opt MinimizeOptions) (*File, MinimizeStats, error) {
 	}
 	res, err := Replay(f, RunOptions{Strict: opt.Strict})
 	if err != nil {
-		return nil, st, fmt.Errorf("minimize: %w: %v", ErrNoViolation, err)
+		return nil, st, fmt.Errorf("minimize: %v", err)
 	}
 	m := &minimizer{opt: opt, st: &st}
 	v, ok := m.target1(res)

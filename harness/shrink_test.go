@@ -13,17 +13,17 @@ import (
 	"github.com/fgcheck/fgcheck/harness"
 )
 
-// slowFirst are the first failing schedules harness.Explore finds for the
+// minSlowFirst are the first failing schedules harness.Explore finds for the
 // mutants it kills late (tens of thousands of runs): the files start there.
-var slowFirst = map[string]string{
+var minSlowFirst = map[string]string{
 	"M-push-barrier1":   "order push.w1 = push.w2 push.w3 push.w1\n",
 	"M-push-barrier2":   "irq id=1 in=task0 at=push.w5_ret#4\norder push.w3 = push.w4 push.w5_ret push.w3 push.w5_func push.w5_retp\n",
 	"M-reserve-barrier": "irq id=1 in=task0 at=reserve.w3#4\norder reserve.w1 = reserve.w1 reserve.w3 reserve.w2\n",
 }
 
-// firstFailure explores std on latest with the mutant on and returns the
+// minFirstFailure explores std on latest with the mutant on and returns the
 // first failing schedule as a file.
-func firstFailure(t *testing.T, mutant string) *harness.File {
+func minFirstFailure(t *testing.T, mutant string) *harness.File {
 	t.Helper()
 	mi, err := fgraph.LookupMutant(mutant)
 	if err != nil {
@@ -31,7 +31,7 @@ func firstFailure(t *testing.T, mutant string) *harness.File {
 	}
 	sc := harness.Standard(fgraph.Latest)
 	sc.Mutant = mi.Mutant
-	if sched, ok := slowFirst[mutant]; ok {
+	if sched, ok := minSlowFirst[mutant]; ok {
 		text := string((&harness.File{Scenario: sc}).Format()) + sched
 		f, err := harness.ParseFile(mutant, []byte(text))
 		if err != nil {
@@ -49,8 +49,8 @@ func firstFailure(t *testing.T, mutant string) *harness.File {
 	return &harness.File{Scenario: sc, Schedule: s.First.Schedule}
 }
 
-// verdict replays f; "" if it passes, else the first violation's oracle.
-func verdict(t *testing.T, f *harness.File, strict bool) string {
+// minVerdict replays f; "" if it passes, else the first violation's oracle.
+func minVerdict(t *testing.T, f *harness.File, strict bool) string {
 	t.Helper()
 	res, err := harness.Replay(f, harness.RunOptions{Strict: strict})
 	if err != nil {
@@ -64,14 +64,14 @@ func verdict(t *testing.T, f *harness.File, strict bool) string {
 
 // The minimizer's output is 1-minimal: every single-element removal or
 // simplification of it either passes or fails with another oracle. The
-// neighbours are enumerated here independently of the minimizer's own
+// minNeighbours are enumerated here independently of the minimizer's own
 // candidate generator.
 func TestMinimizeOneMinimal(t *testing.T) {
 	for _, name := range []string{"M-push-1", "M-push-2", "M-push-barrier2", "M-reserve-barrier", "M-ret-1", "M-reserve-3", "F2", "F3", "F6", "F14"} {
 		t.Run(name, func(t *testing.T) {
-			f := firstFailure(t, name)
+			f := minFirstFailure(t, name)
 			before := string(f.Format())
-			oracle := verdict(t, f, false)
+			oracle := minVerdict(t, f, false)
 			g, st, err := harness.Minimize(f, harness.MinimizeOptions{})
 			if err != nil {
 				t.Fatal(err)
@@ -93,46 +93,46 @@ func TestMinimizeOneMinimal(t *testing.T) {
 			if err != nil {
 				t.Fatalf("result does not parse: %v\n%s", err, g.Format())
 			}
-			if v := verdict(t, g2, false); v != oracle {
+			if v := minVerdict(t, g2, false); v != oracle {
 				t.Fatalf("result fails with %q, want %q\n%s", v, oracle, g.Format())
 			}
 			n := 0
-			for _, c := range neighbours(g2) {
-				h, err := harness.ParseFile("neighbour", c.f.Format())
+			for _, c := range minNeighbours(g2) {
+				h, err := harness.ParseFile("minNeighbour", c.f.Format())
 				if err != nil {
 					continue // not a valid file: not a candidate
 				}
 				n++
-				if v := verdict(t, h, false); v == oracle {
+				if v := minVerdict(t, h, false); v == oracle {
 					t.Errorf("not 1-minimal: %s still fails with %s\n%s", c.what, v, h.Format())
 				}
 			}
-			t.Logf("%s: %v -> %v; %d valid neighbours, none fails with %s", name, st.Before, st.After, n, oracle)
+			t.Logf("%s: %v -> %v; %d valid minNeighbours, none fails with %s", name, st.Before, st.After, n, oracle)
 			if n == 0 {
-				t.Errorf("no neighbour checked")
+				t.Errorf("no minNeighbour checked")
 			}
 		})
 	}
 }
 
-type neighbour struct {
+type minNeighbour struct {
 	what string
 	f    *harness.File
 }
 
-// neighbours lists every single-element removal or simplification of f.
-func neighbours(f *harness.File) []neighbour {
-	var out []neighbour
+// minNeighbours lists every single-element removal or simplification of f.
+func minNeighbours(f *harness.File) []minNeighbour {
+	var out []minNeighbour
 	add := func(what string, edit func(g *harness.File) bool) {
-		g := clone(f)
+		g := minClone(f)
 		if edit(g) {
-			out = append(out, neighbour{what, g})
+			out = append(out, minNeighbour{what, g})
 		}
 	}
 	evs := f.Schedule.Events
 	for i := range evs {
 		add(fmt.Sprintf("drop event %d", i+1), func(g *harness.File) bool {
-			g.Schedule.Events = dropEvents(g.Schedule.Events, map[int]bool{evs[i].ID: true})
+			g.Schedule.Events = minDropEvents(g.Schedule.Events, map[int]bool{evs[i].ID: true})
 			return true
 		})
 		for occ := 1; occ < evs[i].At.Occ; occ++ {
@@ -141,11 +141,11 @@ func neighbours(f *harness.File) []neighbour {
 				return true
 			})
 		}
-		if p := parentOf(evs, i); p >= 0 {
+		if p := minParentOf(evs, i); p >= 0 {
 			for occ := 1; occ <= 24; occ++ {
 				for _, before := range []bool{true, false} {
-					add(fmt.Sprintf("lift event %d to %s occurrence %d (before parent: %v)", i+1, evs[p].In, occ, before), func(g *harness.File) bool {
-						return lift(g, i, p, occ, before)
+					add(fmt.Sprintf("minLift event %d to %s occurrence %d (before parent: %v)", i+1, evs[p].In, occ, before), func(g *harness.File) bool {
+						return minLift(g, i, p, occ, before)
 					})
 				}
 			}
@@ -204,13 +204,13 @@ func neighbours(f *harness.File) []neighbour {
 	for t := range sc.Tasks {
 		progEdits(fmt.Sprintf("task%d", t), sc.Tasks[t], func(g *harness.File, p []harness.Op) { g.Scenario.Tasks[t] = p }, true)
 		if len(sc.Tasks) > 1 {
-			add(fmt.Sprintf("drop task%d", t), func(g *harness.File) bool { return dropTask(g, t) })
+			add(fmt.Sprintf("drop task%d", t), func(g *harness.File) bool { return minDropTask(g, t) })
 		}
 	}
 	progEdits("irq", sc.IRQ, func(g *harness.File, p []harness.Op) { g.Scenario.IRQ = p }, false)
 	progEdits("nmi", sc.NMI, func(g *harness.File, p []harness.Op) { g.Scenario.NMI = p }, false)
 	for u, usr := range sc.Users {
-		add("drop user "+usr.Name, func(g *harness.File) bool { return dropUser(g, u) })
+		add("drop user "+usr.Name, func(g *harness.File) bool { return minDropUser(g, u) })
 		if usr.DataBytes != 0 {
 			add("user "+usr.Name+" data=0", func(g *harness.File) bool { g.Scenario.Users[u].DataBytes = 0; return true })
 		}
@@ -247,21 +247,21 @@ func neighbours(f *harness.File) []neighbour {
 		})
 	}
 	for r := range sc.Remotes {
-		add("drop remote "+sc.Remotes[r].Label(sc), func(g *harness.File) bool { return dropRemote(g, r) })
+		add("drop remote "+sc.Remotes[r].Label(sc), func(g *harness.File) bool { return minDropRemote(g, r) })
 	}
 	return out
 }
 
-// clone deep-copies f through its text form.
-func clone(f *harness.File) *harness.File {
-	g, err := harness.ParseFile("clone", f.Format())
+// minClone deep-copies f through its text form.
+func minClone(f *harness.File) *harness.File {
+	g, err := harness.ParseFile("minClone", f.Format())
 	if err != nil {
 		panic(err)
 	}
 	return g
 }
 
-func parentOf(evs []harness.Event, i int) int {
+func minParentOf(evs []harness.Event, i int) int {
 	for p := range evs {
 		if evs[i].In == strconv.Itoa(evs[p].ID) {
 			return p
@@ -270,9 +270,9 @@ func parentOf(evs []harness.Event, i int) int {
 	return -1
 }
 
-// dropEvents drops the events with the given ids and everything nested in
+// minDropEvents drops the events with the given ids and everything nested in
 // them, then renumbers.
-func dropEvents(evs []harness.Event, gone map[int]bool) []harness.Event {
+func minDropEvents(evs []harness.Event, gone map[int]bool) []harness.Event {
 	var kept []harness.Event
 	for _, e := range evs {
 		if n, err := strconv.Atoi(e.In); err == nil && gone[n] {
@@ -282,11 +282,11 @@ func dropEvents(evs []harness.Event, gone map[int]bool) []harness.Event {
 			kept = append(kept, e)
 		}
 	}
-	return renumber(kept)
+	return minRenumber(kept)
 }
 
-// renumber gives events ids 1..n in list order and updates in=.
-func renumber(evs []harness.Event) []harness.Event {
+// minRenumber gives events ids 1..n in list order and updates in=.
+func minRenumber(evs []harness.Event) []harness.Event {
 	ids := map[string]string{}
 	for i, e := range evs {
 		ids[strconv.Itoa(e.ID)] = strconv.Itoa(i + 1)
@@ -300,7 +300,7 @@ func renumber(evs []harness.Event) []harness.Event {
 	return evs
 }
 
-func lift(g *harness.File, i, p, occ int, before bool) bool {
+func minLift(g *harness.File, i, p, occ int, before bool) bool {
 	evs := g.Schedule.Events
 	e := evs[i]
 	e.In, e.At.Occ = evs[p].In, occ
@@ -325,11 +325,11 @@ func lift(g *harness.File, i, p, occ int, before bool) bool {
 		}
 		out = append(out, x)
 	}
-	g.Schedule.Events = renumber(out)
+	g.Schedule.Events = minRenumber(out)
 	return true
 }
 
-func dropTask(g *harness.File, t int) bool {
+func minDropTask(g *harness.File, t int) bool {
 	sc := g.Scenario
 	gone := map[int]bool{}
 	name := "task" + strconv.Itoa(t)
@@ -338,10 +338,10 @@ func dropTask(g *harness.File, t int) bool {
 			gone[e.ID] = true
 		}
 	}
-	g.Schedule.Events = dropEvents(g.Schedule.Events, gone)
+	g.Schedule.Events = minDropEvents(g.Schedule.Events, gone)
 	for r := len(sc.Remotes) - 1; r >= 0; r-- {
 		if sc.Remotes[r].Kind == harness.RemoteUnwind && sc.Remotes[r].Task == t {
-			dropRemote(g, r)
+			minDropRemote(g, r)
 		}
 	}
 	for r := range sc.Remotes {
@@ -360,14 +360,14 @@ func dropTask(g *harness.File, t int) bool {
 	return true
 }
 
-func dropRemote(g *harness.File, r int) bool {
+func minDropRemote(g *harness.File, r int) bool {
 	gone := map[int]bool{}
 	for _, e := range g.Schedule.Events {
 		if e.Kind == harness.EvRemote && e.Remote == r {
 			gone[e.ID] = true
 		}
 	}
-	g.Schedule.Events = dropEvents(g.Schedule.Events, gone)
+	g.Schedule.Events = minDropEvents(g.Schedule.Events, gone)
 	for i, e := range g.Schedule.Events {
 		if e.Kind == harness.EvRemote && e.Remote > r {
 			g.Schedule.Events[i].Remote--
@@ -377,12 +377,12 @@ func dropRemote(g *harness.File, r int) bool {
 	return true
 }
 
-func dropUser(g *harness.File, u int) bool {
+func minDropUser(g *harness.File, u int) bool {
 	sc := g.Scenario
 	for r := len(sc.Remotes) - 1; r >= 0; r-- {
 		x := sc.Remotes[r]
 		if x.Kind != harness.RemoteUnwind && (x.User == u || (x.Kind == harness.RemoteReplace && x.With == u)) {
-			dropRemote(g, r)
+			minDropRemote(g, r)
 		}
 	}
 	for r := range sc.Remotes {
@@ -397,7 +397,7 @@ func dropUser(g *harness.File, u int) bool {
 	var setup []int
 	for _, s := range sc.Setup {
 		if s != u {
-			setup = append(setup, s-btoi(s > u))
+			setup = append(setup, s-minBtoi(s > u))
 		}
 	}
 	sc.Setup = setup
@@ -405,7 +405,7 @@ func dropUser(g *harness.File, u int) bool {
 	return true
 }
 
-func btoi(b bool) int {
+func minBtoi(b bool) int {
 	if b {
 		return 1
 	}
@@ -424,7 +424,7 @@ func TestMinimizeRefusesPassingFile(t *testing.T) {
 }
 
 func TestMinimizeDeterministic(t *testing.T) {
-	f := firstFailure(t, "F6")
+	f := minFirstFailure(t, "F6")
 	a, _, err := harness.Minimize(f, harness.MinimizeOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -439,7 +439,7 @@ func TestMinimizeDeterministic(t *testing.T) {
 }
 
 func TestMinimizeMaxReplays(t *testing.T) {
-	f := firstFailure(t, "F14")
+	f := minFirstFailure(t, "F14")
 	g, st, err := harness.Minimize(f, harness.MinimizeOptions{MaxReplays: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -447,7 +447,7 @@ func TestMinimizeMaxReplays(t *testing.T) {
 	if st.Minimal || st.Replays != 3 {
 		t.Fatalf("stats %+v: want 3 replays, not minimal", st)
 	}
-	if v := verdict(t, g, false); v != st.Oracle {
+	if v := minVerdict(t, g, false); v != st.Oracle {
 		t.Fatalf("bounded result fails with %q, want %q", v, st.Oracle)
 	}
 }
@@ -464,14 +464,14 @@ func TestMinimizeKnownFinding(t *testing.T) {
 		t.Skip("v6.11 shows no known finding in std")
 	}
 	f := &harness.File{Scenario: sc, Schedule: s.First.Schedule}
-	if _, _, err := harness.Minimize(f, harness.MinimizeOptions{}); err == nil && verdict(t, f, false) == "" {
+	if _, _, err := harness.Minimize(f, harness.MinimizeOptions{}); err == nil && minVerdict(t, f, false) == "" {
 		t.Fatal("non-strict minimization of a known finding did not fail")
 	}
 	g, st, err := harness.Minimize(f, harness.MinimizeOptions{Strict: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := verdict(t, g, true); v != st.Oracle {
+	if v := minVerdict(t, g, true); v != st.Oracle {
 		t.Fatalf("strict result fails with %q, want %q", v, st.Oracle)
 	}
 	res, err := harness.Replay(g, harness.RunOptions{})

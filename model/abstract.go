@@ -126,6 +126,9 @@ func AbstractFrames(c Config, im Image) (Task, []Meta, error) {
 			f.Bits = uint16((w >> indexShift) & indexMask)
 			if c.GenCounter {
 				f.Gens = uint32((w >> genShift) & genMask)
+				if w>>(genShift+32) != 0 {
+					return t, nil, &WordError{top, w, "BITMAP word has bits set above the generation field"}
+				}
 			} else if w>>genShift != 0 {
 				return t, nil, &WordError{top, w, "BITMAP word has bits set above the index field"}
 			}

@@ -1,0 +1,259 @@
+package mutants
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/fgcheck/fgcheck/fgraph"
+	"github.com/fgcheck/fgcheck/harness"
+)
+
+// Options configure Run. The zero value is valid: the whole catalogue on
+// the latest variant, OrderNear, one worker per CPU, every failing
+// schedule minimized.
+type Options struct {
+	// Variant is the baseline the mutants are applied to (zero: latest).
+	Variant fgraph.Variant
+	// Names selects catalogue entries by name, in any order (nil: all).
+	// The report keeps catalogue order.
+	Names []string
+	// Workers is the number of explorations run at once (0:
+	// runtime.GOMAXPROCS(0)). Each exploration is single-threaded.
+	Workers int
+	// Order is the exploration order (zero: OrderNear).
+	Order Order
+	// NoMinimize skips minimization; Result.ScheduleLines is then the
+	// length of the schedule as found.
+	NoMinimize bool
+	// OnResult, if set, is called once per mutant as it finishes, in
+	// completion order, never concurrently.
+	OnResult func(Result)
+
+	_ struct{}
+}
+
+// Result is one mutant's verdict.
+type Result struct {
+	Name    string
+	Origin  string
+	Control bool
+	// Reason says why a control must survive.
+	Reason string
+	// Killed: the exploration found a violation beyond the known findings.
+	Killed bool
+	// Oracle and Msg describe the first violation (empty if survived).
+	Oracle, Msg string
+	// Seconds and Runs measure the exploration up to the first violation,
+	// or the whole exploration if the mutant survived.
+	Seconds float64
+	Runs    int64
+	// Complete reports that a survivor's exploration covered the bound.
+	Complete bool
+	// ScheduleLines is the length (events plus orders) of the minimized
+	// failing schedule.
+	ScheduleLines int
+	// Found is the failing run as the exploration found it; Minimized is
+	// the minimized file, with its story in comments (nil if survived).
+	Found, Minimized *harness.File
+	// Stats describe the minimization.
+	Stats harness.MinimizeStats
+}
+
+// Report is the outcome of a catalogue run.
+type Report struct {
+	Variant fgraph.Variant
+	Order   Order
+	// Mutants are the results, in catalogue order.
+	Mutants []Result
+	// Killed and Total count non-control mutants only.
+	Killed, Total int
+	// Seconds is the wall time of the whole run.
+	Seconds float64
+}
+
+// Run explores every selected catalogue entry and reports. Errors are
+// misuse: an unknown mutant name, a scenario that does not validate.
+func Run(opt Options) (*Report, error) {
+	var infos []fgraph.MutantInfo
+	if opt.Names == nil {
+		infos = fgraph.Catalogue
+	} else {
+		want := map[fgraph.Mutant]bool{}
+		for _, n := range opt.Names {
+			mi, err := fgraph.LookupMutant(n)
+			if err != nil {
+				return nil, err
+			}
+			want[mi.Mutant] = true
+		}
+		for _, mi := range fgraph.Catalogue {
+			if want[mi.Mutant] {
+				infos = append(infos, mi)
+			}
+		}
+	}
+	if opt.Order > OrderIDDFS {
+		return nil, fmt.Errorf("unknown exploration order %d", opt.Order)
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	start := time.Now()
+	rep := &Report{Variant: opt.Variant, Order: opt.Order, Mutants: make([]Result, len(infos))}
+	// Controls cost a whole exploration: start them first, so that the
+	// short kills fill the gaps at the end.
+	var queue []int
+	for pass := range 2 {
+		for i, mi := range infos {
+			if mi.Control == (pass == 0) {
+				queue = append(queue, i)
+			}
+		}
+	}
+	jobs := make(chan int)
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				res, err := runOne(infos[i], opt)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				rep.Mutants[i] = res
+				if err == nil && opt.OnResult != nil {
+					opt.OnResult(res)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, i := range queue {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	for _, r := range rep.Mutants {
+		if r.Control {
+			continue
+		}
+		rep.Total++
+		if r.Killed {
+			rep.Killed++
+		}
+	}
+	rep.Seconds = time.Since(start).Seconds()
+	return rep, nil
+}
+
+// Scenario is the scenario a mutant is explored in: harness.Standard on
+// variant v with the mutant on.
+func Scenario(mi fgraph.MutantInfo, v fgraph.Variant) *harness.Scenario {
+	sc := harness.Standard(v)
+	sc.Mutant = mi.Mutant
+	return sc
+}
+
+func runOne(mi fgraph.MutantInfo, opt Options) (Result, error) {
+	res := Result{Name: mi.Name, Origin: mi.Origin, Control: mi.Control, Reason: mi.Reason}
+	sc := Scenario(mi, opt.Variant)
+	t0 := time.Now()
+	out, err := explore(sc, opt.Order, true)
+	res.Seconds = time.Since(t0).Seconds()
+	if err != nil {
+		return res, fmt.Errorf("mutant %s: %v", mi.Name, err)
+	}
+	res.Runs, res.Complete = out.runs, out.complete
+	if out.first == nil {
+		return res, nil
+	}
+	v := out.first.Violations[0]
+	res.Killed, res.Oracle, res.Msg = true, v.Oracle, v.Msg
+	res.Found = &harness.File{Scenario: sc, Schedule: out.first.Schedule, Expect: &harness.Expect{Oracle: v.Oracle}}
+	res.ScheduleLines = out.first.Schedule.Len()
+	if opt.NoMinimize {
+		return res, nil
+	}
+	if err := PassesBaselines(res.Found); err != nil {
+		return res, fmt.Errorf("mutant %s: not a kill: %v", mi.Name, err)
+	}
+	keep := func(f *harness.File) bool { return PassesBaselines(f) == nil }
+	small, st, err := harness.Minimize(res.Found, harness.MinimizeOptions{Keep: keep})
+	if err != nil {
+		return res, fmt.Errorf("mutant %s: %v", mi.Name, err)
+	}
+	res.Stats = st
+	res.ScheduleLines = st.After.Lines()
+	small.Comments = story(res, opt)
+	res.Minimized = small
+	return res, nil
+}
+
+// Baselines are the scenarios a mutant's failing schedule must pass on, so
+// that the failure is the mutant's and nothing else's: the same scenario
+// with the mutant off on every kernel variant (latest, v6.11, seed), plus,
+// when the mutant implies fixes (F1 no-bit0, F10 entry-for-all), the
+// scenario's own variant with those fixes on. For a scenario without a
+// mutant they are the scenario on every kernel variant.
+func Baselines(sc *harness.Scenario) []*harness.Scenario {
+	var out []*harness.Scenario
+	for _, v := range fgraph.Variants() {
+		b := *sc
+		b.Mutant, b.Variant = 0, v
+		out = append(out, &b)
+	}
+	if sc.Mutant != 0 {
+		mi := sc.Mutant.Info()
+		if mi.NoBit0 || mi.GenCounter || mi.EntryForAll {
+			b := *sc
+			b.Mutant = 0
+			b.Fixes.NoBit0 = b.Fixes.NoBit0 || mi.NoBit0
+			b.Fixes.GenCounter = b.Fixes.GenCounter || mi.GenCounter
+			b.Fixes.EntryForAll = b.Fixes.EntryForAll || mi.EntryForAll
+			out = append(out, &b)
+		}
+	}
+	return out
+}
+
+// PassesBaselines replays f's schedule on every baseline of its scenario
+// (non-strict: known findings are allowed) and returns the first
+// violation, or nil.
+func PassesBaselines(f *harness.File) error {
+	for _, b := range Baselines(f.Scenario) {
+		res, err := harness.Replay(&harness.File{Scenario: b, Schedule: f.Schedule}, harness.RunOptions{})
+		if err != nil {
+			return fmt.Errorf("baseline %s: %v", describeBaseline(b), err)
+		}
+		if res.Failed() {
+			return fmt.Errorf("the schedule fails without the mutant too, on %s: %v", describeBaseline(b), res.Violations[0])
+		}
+	}
+	return nil
+}
+
+func describeBaseline(b *harness.Scenario) string {
+	s := b.Variant.String()
+	if b.Fixes.NoBit0 {
+		s += "+no-bit0"
+	}
+	if b.Fixes.GenCounter {
+		s += "+gen-counter"
+	}
+	if b.Fixes.EntryForAll {
+		s += "+entry-for-all"
+	}
+	return s
+}

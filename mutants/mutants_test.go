@@ -1,0 +1,309 @@
+package mutants
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fgcheck/fgcheck/fgraph"
+	"github.com/fgcheck/fgcheck/harness"
+)
+
+var benchOrder = flag.String("mutants.order", "near", "exploration order of BenchmarkTimeToKill: near, dfs or iddfs")
+
+// The CI gate: on latest, every non-control mutant of the catalogue is
+// killed by the std exploration and no control is. The mutation score must
+// not drop.
+func TestCatalogue(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores std completely for every control (about a minute on two cores)")
+	}
+	rep, err := Run(Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", rep.Table())
+	for _, p := range rep.Problems() {
+		t.Error(p)
+	}
+	controls := 0
+	for _, mi := range fgraph.Catalogue {
+		if mi.Control {
+			controls++
+		}
+	}
+	if rep.Total != len(fgraph.Catalogue)-controls || rep.Killed != rep.Total {
+		t.Errorf("score %d/%d, want %d/%d", rep.Killed, rep.Total, len(fgraph.Catalogue)-controls, len(fgraph.Catalogue)-controls)
+	}
+	for _, m := range rep.Mutants {
+		switch {
+		case m.Control && !m.Complete:
+			t.Errorf("control %s: the exploration did not cover the bound", m.Name)
+		case m.Killed:
+			checkMinimized(t, m)
+		}
+	}
+}
+
+// checkMinimized replays a killed mutant's minimized file: it fails with the
+// reported oracle, passes without the mutant, and has the reported size.
+func checkMinimized(t *testing.T, m Result) {
+	t.Helper()
+	f := m.Minimized
+	if f == nil {
+		t.Errorf("%s: killed but no minimized file", m.Name)
+		return
+	}
+	g, err := harness.ParseFile(m.Name, f.Format())
+	if err != nil {
+		t.Errorf("%s: the minimized file does not parse: %v", m.Name, err)
+		return
+	}
+	res, err := harness.Replay(g, harness.RunOptions{})
+	if err != nil || !res.Failed() || res.Violations[0].Oracle != m.Oracle {
+		t.Errorf("%s: the minimized file does not fail with %s: %v %v", m.Name, m.Oracle, err, res)
+	}
+	if err := PassesBaselines(g); err != nil {
+		t.Errorf("%s: %v", m.Name, err)
+	}
+	if m.ScheduleLines != g.Schedule.Len() || m.ScheduleLines > m.Found.Schedule.Len() {
+		t.Errorf("%s: %d schedule lines reported, the file has %d, the run as found %d", m.Name, m.ScheduleLines, g.Schedule.Len(), m.Found.Schedule.Len())
+	}
+	if len(g.Comments) == 0 || !strings.HasPrefix(g.Comments[0], m.Name+": ") {
+		t.Errorf("%s: the minimized file has no story: %q", m.Name, g.Comments)
+	}
+}
+
+// small is std with one task that calls and returns, and at most one
+// interrupt: every order must visit exactly the schedules harness.Explore
+// visits (about 5k).
+func small() *harness.Scenario {
+	sc := harness.Standard(fgraph.Latest)
+	sc.Tasks = [][]harness.Op{{{Kind: harness.OpCall, Func: 1}, {Kind: harness.OpRet}}}
+	sc.Bound = harness.Bound{K: 1, D: 1, R: 1, E: 1, C: 2}
+	return sc
+}
+
+func TestOrdersVisitTheSameSchedules(t *testing.T) {
+	for _, mutant := range []fgraph.Mutant{0, fgraph.MPushBarrier2} {
+		sc := small()
+		sc.Mutant = mutant
+		ref, err := harness.Explore(sc, harness.ExploreOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range []Order{OrderNear, OrderDFS} {
+			out, err := explore(sc, o, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.runs != ref.Runs || !out.complete {
+				t.Errorf("%v, order %s: %d schedules (complete %v), harness.Explore visits %d", mutant, o, out.runs, out.complete, ref.Runs)
+			}
+			if (out.first != nil) != (ref.First != nil) {
+				t.Errorf("%v, order %s: found a violation %v, harness.Explore %v", mutant, o, out.first != nil, ref.First != nil)
+			}
+		}
+		// Iterative deepening re-runs the schedules with at most one choice.
+		one := *sc
+		one.Bound.C = 1
+		ref1, err := harness.Explore(&one, harness.ExploreOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out, err := explore(sc, OrderIDDFS, false); err != nil || out.first == nil && out.runs != ref.Runs+ref1.Runs {
+			t.Errorf("%v, order iddfs: %d schedules (%v), want %d + %d", mutant, out.runs, err, ref.Runs, ref1.Runs)
+		}
+		t.Logf("%v: %d schedules", mutant, ref.Runs)
+	}
+}
+
+// OrderNear finds the region-order kills that the depth-first odometer
+// reaches last within a few thousand runs.
+func TestNearFindsOrderKillsEarly(t *testing.T) {
+	for _, name := range []string{"M-push-barrier1", "M-reserve-barrier"} {
+		mi, _ := fgraph.LookupMutant(name)
+		out, err := explore(Scenario(mi, fgraph.Latest), OrderNear, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.first == nil || out.runs > 2000 {
+			t.Errorf("%s: near order: killed %v after %d runs, want a kill within 2000", name, out.first != nil, out.runs)
+		}
+	}
+}
+
+func TestRunMisuse(t *testing.T) {
+	if _, err := Run(Options{Names: []string{"M-no-such"}}); err == nil {
+		t.Error("no error for an unknown mutant")
+	}
+	if _, err := Run(Options{Names: []string{"M-push-1"}, Order: Order(9)}); err == nil {
+		t.Error("no error for an unknown order")
+	}
+	for _, s := range []string{"near", "dfs", "iddfs"} {
+		o, err := ParseOrder(s)
+		if err != nil || o.String() != s {
+			t.Errorf("ParseOrder(%q) = %v, %v", s, o, err)
+		}
+	}
+	if _, err := ParseOrder("bfs"); err == nil {
+		t.Error("ParseOrder(bfs): no error")
+	}
+}
+
+// A few fast kills, in parallel, in catalogue order whatever the order
+// they finish in.
+func TestRunSelection(t *testing.T) {
+	names := []string{"F9", "M-push-1", "F5-tail", "M-ret-1"}
+	var seen []string
+	rep, err := Run(Options{Names: names, Workers: 3, OnResult: func(r Result) { seen = append(seen, r.Name) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range rep.Mutants {
+		got = append(got, m.Name)
+		checkMinimized(t, m)
+	}
+	if want := []string{"M-push-1", "M-ret-1", "F5-tail", "F9"}; !slices.Equal(got, want) {
+		t.Errorf("report order %v, want catalogue order %v", got, want)
+	}
+	slices.Sort(seen)
+	if want := []string{"F5-tail", "F9", "M-push-1", "M-ret-1"}; !slices.Equal(seen, want) {
+		t.Errorf("OnResult saw %v", seen)
+	}
+	if rep.Killed != 4 || rep.Total != 4 || !rep.OK() {
+		t.Errorf("score %d/%d ok=%v", rep.Killed, rep.Total, rep.OK())
+	}
+}
+
+func sampleReport() *Report {
+	return &Report{
+		Mutants: []Result{
+			{Name: "M-a", Origin: "o|a", Killed: true, Oracle: "unwinder", Seconds: 0.0015, Runs: 7, ScheduleLines: 2},
+			{Name: "M-b", Origin: "o-b", Seconds: 5, Runs: 56766},
+			{Name: "M-c", Origin: "o-c", Control: true, Reason: "harmless", Seconds: 5.5, Runs: 56766, Complete: true},
+			{Name: "M-d", Origin: "o-d", Control: true, Reason: "harmless", Killed: true, Oracle: "model", Msg: "boom", Seconds: 0.2, Runs: 40, ScheduleLines: 1},
+		},
+		Killed: 1, Total: 2,
+	}
+}
+
+// The JSON shape is fixed: {"mutants":[{name, origin, control, killed,
+// oracle, seconds, runs, schedule_lines}], "killed", "total"}.
+func TestReportJSON(t *testing.T) {
+	b, err := json.Marshal(sampleReport())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(b, &top); err != nil {
+		t.Fatal(err)
+	}
+	if keys := sortedKeys(top); !slices.Equal(keys, []string{"killed", "mutants", "total"}) {
+		t.Errorf("top-level keys %v", keys)
+	}
+	var ms []map[string]any
+	if err := json.Unmarshal(top["mutants"], &ms); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"control", "killed", "name", "oracle", "origin", "runs", "schedule_lines", "seconds"}
+	for _, m := range ms {
+		if keys := sortedKeys(m); !slices.Equal(keys, want) {
+			t.Errorf("mutant keys %v, want %v", keys, want)
+		}
+	}
+	if string(top["killed"]) != "1" || string(top["total"]) != "2" || ms[0]["name"] != "M-a" || ms[0]["runs"] != 7.0 || ms[0]["schedule_lines"] != 2.0 {
+		t.Errorf("values: %s", b)
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	var k []string
+	for x := range m {
+		k = append(k, x)
+	}
+	slices.Sort(k)
+	return k
+}
+
+func TestReportTable(t *testing.T) {
+	rep := sampleReport()
+	tab := rep.Table()
+	for _, want := range []string{"MUTANT", "M-a", "unwinder", "1.50 ms", "SURVIVED", "ok (control survives)", "FLAGGED (control)",
+		"killed 1 of 2 mutants (controls not counted)", "FAIL: mutant M-b survived 56766 schedules", "FAIL: control M-d was flagged by model"} {
+		if !strings.Contains(tab, want) {
+			t.Errorf("table lacks %q:\n%s", want, tab)
+		}
+	}
+	if rep.OK() || len(rep.Problems()) != 2 {
+		t.Errorf("problems %v", rep.Problems())
+	}
+	md := rep.Markdown()
+	if !strings.Contains(md, `| M-a | o\|a | yes | unwinder | 1.50 ms | 7 | 2 |`) || !strings.Contains(md, "| M-c | o-c | no (control) | — |") {
+		t.Errorf("markdown:\n%s", md)
+	}
+	med, worst, slow := rep.TimeToKill()
+	if med != 0.0015 || worst != 0.0015 || slow != "M-a" {
+		t.Errorf("TimeToKill = %v %v %q", med, worst, slow)
+	}
+}
+
+func TestOneLine(t *testing.T) {
+	if got := OneLine("a\n  b\tc", 0); got != "a b c" {
+		t.Errorf("OneLine = %q", got)
+	}
+	if got := OneLine("alpha beta gamma", 12); got != "alpha beta ..." {
+		t.Errorf("OneLine cut = %q", got)
+	}
+}
+
+// BenchmarkTimeToKill measures, per non-control mutant, the exhaustive std
+// exploration up to the first violation (no minimization), single-threaded,
+// in the order -mutants.order (near by default). runs/kill is the number of
+// schedules run. Timing is reported, never asserted.
+func BenchmarkTimeToKill(b *testing.B) {
+	order, err := ParseOrder(*benchOrder)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, mi := range fgraph.Catalogue {
+		if mi.Control {
+			continue
+		}
+		b.Run(mi.Name, func(b *testing.B) {
+			sc := Scenario(mi, fgraph.Latest)
+			var runs int64
+			for b.Loop() {
+				out, err := explore(sc, order, true)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if out.first == nil {
+					b.Fatalf("%s survived", mi.Name)
+				}
+				runs = out.runs
+			}
+			b.ReportMetric(float64(runs), "runs/kill")
+		})
+	}
+}
+
+func ExampleRun() {
+	rep, err := Run(Options{Names: []string{"M-push-1", "F5-tail"}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, m := range rep.Mutants {
+		fmt.Printf("%s killed=%v by %s; minimized to %d schedule lines\n", m.Name, m.Killed, m.Oracle, m.ScheduleLines)
+	}
+	fmt.Printf("score %d/%d\n", rep.Killed, rep.Total)
+	// Output:
+	// M-push-1 killed=true by unwinder; minimized to 0 schedule lines
+	// F5-tail killed=true by ret-addr; minimized to 0 schedule lines
+	// score 2/2
+}
