@@ -138,6 +138,8 @@ func Fixed(e *Entry) (*harness.Scenario, error) {
 		sc.Fixes.ReserveIrqOff = true
 	case "retp-guard":
 		sc.Fixes.RetpGuard = true
+	case "direct-fallback":
+		sc.Fixes.DirectFallback = true
 	default:
 		v, err := fgraph.ParseVariant(word)
 		if err != nil {

@@ -78,6 +78,10 @@ type Config struct {
 	// curr_ret_stack, and writes the real retp last, after a barrier that
 	// follows the rewrite of ret.
 	RetpGuard bool
+	// DirectFallback is the fix variant for the direct-switch-race finding:
+	// when fgraph_direct_gops is the stub or disagrees with the static
+	// call (another CPU is switching direct mode), take the loop path.
+	DirectFallback bool
 	// StaticCall is CONFIG_HAVE_STATIC_CALL: direct (single-user) mode
 	// exists. Ignored for Seed.
 	StaticCall bool

@@ -42,21 +42,8 @@ func (m *Machine) functionGraphEnterRegs(ret, fn, fp, retp Word) int {
 			}
 		}
 		gens = m.genBits(bitmap)
-	} else if m.cfg.StaticCall && m.ldOnce(SiteEnterDirect, AddrDoDirect) != 0 {
-		save := m.ld(SiteEnterSave, c+TaskCurr)
-		gops := m.ld(SiteEnterDirectGops, AddrDirectGops)
-		target := m.ldOnce(SiteEnterDirectCall, AddrFunc)
-		if m.callEntry(target, gops, &tr, false) {
-			if g := m.opsOf(gops); g != nil {
-				bitmap |= 1 << uint(wordInt(m.ld(SiteUserIdx, m.opsAddr(g.k, OpsIdx)))&15)
-			} else {
-				bitmap |= 1 << 0 // fgraph_stub.idx is 0
-			}
-			gens = m.genBits(bitmap)
-		} else if !mu.Has(MEnter1) {
-			// Clear out any saved storage.
-			m.st(SiteEnterRestore, c+TaskCurr, save)
-		}
+	} else if m.cfg.StaticCall && m.ldOnce(SiteEnterDirect, AddrDoDirect) != 0 && m.directEntry(&tr, &bitmap, &gens) {
+		// direct mode handled the call
 	} else {
 		for i := m.nextBit(SiteEnterBitmask, 0); i < FgraphArraySize; i = m.nextBit(SiteEnterBitmask, i+1) {
 			var gops, use Word
@@ -115,6 +102,32 @@ out:
 		m.ftraceTestRecursionUnlock(bit)
 	}
 	return EBUSY
+}
+
+// directEntry is the static-call branch of function_graph_enter_regs(). It
+// reports false, to fall back to the loop, only with the direct-fallback fix
+// variant when fgraph_direct_gops is the stub or disagrees with the static
+// call: a switch of direct mode is in progress on another CPU.
+func (m *Machine) directEntry(tr *Trace, bitmap *uint16, gens *Word) bool {
+	c := m.cur()
+	save := m.ld(SiteEnterSave, c+TaskCurr)
+	gops := m.ld(SiteEnterDirectGops, AddrDirectGops)
+	target := m.ldOnce(SiteEnterDirectCall, AddrFunc)
+	if m.cfg.DirectFallback && (gops == HandleStub || target != gops) {
+		return false
+	}
+	if m.callEntry(target, gops, tr, false) {
+		if g := m.opsOf(gops); g != nil {
+			*bitmap |= 1 << uint(wordInt(m.ld(SiteUserIdx, m.opsAddr(g.k, OpsIdx)))&15)
+		} else {
+			*bitmap |= 1 << 0 // fgraph_stub.idx is 0
+		}
+		*gens = m.genBits(*bitmap)
+	} else if !m.cfg.Mutants.Has(MEnter1) {
+		// Clear out any saved storage.
+		m.st(SiteEnterRestore, c+TaskCurr, save)
+	}
+	return true
 }
 
 // nextBit is for_each_set_bit over fgraph_array_bitmask: find_next_bit reads

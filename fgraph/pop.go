@@ -49,15 +49,8 @@ func (m *Machine) ftraceReturnToHandler(fp Word) Word {
 	w, _ := m.getFgraphEntry(SiteRetBitmap, m.Current, off)
 	bitmap := GetBitmapBits(w)
 
-	if m.cfg.Variant != Seed && m.cfg.StaticCall && m.ldOnce(SiteRetDirect, AddrDoDirect) != 0 {
-		gops := m.ld(SiteRetDirectGops, AddrDirectGops)
-		idx := 0 // fgraph_stub.idx
-		if g := m.opsOf(gops); g != nil {
-			idx = wordInt(m.ld(SiteUserIdx, m.opsAddr(g.k, OpsIdx))) & 15
-		}
-		if bitmap&(1<<idx) != 0 && m.genOK(w, idx) {
-			m.callRet(m.ldOnce(SiteRetDirectCall, AddrRetfunc), gops, &tr, false)
-		}
+	if m.cfg.Variant != Seed && m.cfg.StaticCall && m.ldOnce(SiteRetDirect, AddrDoDirect) != 0 && m.directReturn(w, bitmap, &tr) {
+		// direct mode handled the return
 	} else {
 		plain := m.cfg.Variant != Latest || mu.Has(MF3) // READ_ONCE since d65474033740 (v6.13)
 		for i := 0; i < FgraphArraySize; i++ {
@@ -99,6 +92,28 @@ func (m *Machine) ftraceReturnToHandler(fp Word) Word {
 	d := wordInt(m.ld(SiteRetDepthLoad, c+TaskDepth))
 	m.st(SiteRetDepth, c+TaskDepth, intWord(d-1))
 	return ret
+}
+
+// directReturn is the static-call branch of __ftrace_return_to_handler();
+// false falls back to the loop (direct-fallback fix variant only, as in
+// directEntry).
+func (m *Machine) directReturn(w Word, bitmap uint16, tr *Trace) bool {
+	gops := m.ld(SiteRetDirectGops, AddrDirectGops)
+	if m.cfg.DirectFallback && gops == HandleStub {
+		return false
+	}
+	idx := 0 // fgraph_stub.idx
+	if g := m.opsOf(gops); g != nil {
+		idx = wordInt(m.ld(SiteUserIdx, m.opsAddr(g.k, OpsIdx))) & 15
+	}
+	if bitmap&(1<<idx) != 0 && m.genOK(w, idx) {
+		target := m.ldOnce(SiteRetDirectCall, AddrRetfunc)
+		if m.cfg.DirectFallback && target != gops {
+			return false
+		}
+		m.callRet(target, gops, tr, false)
+	}
+	return true
 }
 
 // genOK is the gen-counter fix's test: slot i's generation now equals the

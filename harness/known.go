@@ -61,6 +61,11 @@ var KnownFindings = []KnownFinding{
 		},
 	},
 	{
+		Name: "direct-switch-race", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V611}, Oracle: OracleModel, Also: []string{OracleCallback}, Fix: "direct-fallback",
+		Desc:  "a register or unregister on another CPU switches direct mode (static key, static calls, fgraph_direct_gops) while this CPU is between testing the key and calling through fgraph_direct_gops: the entry or return reaches the stub and the single user misses that callback",
+		Match: func(r *runner, v Violation) bool { return r.directRace },
+	},
+	{
 		Name: "F6-seed-reuse", Variants: []fgraph.Variant{fgraph.Seed}, Oracle: OracleCallback, Fix: "gen-counter",
 		Desc: "the seed hands out the lowest free index, so a new user immediately inherits retfuncs for frames pushed for the old one",
 		Match: func(r *runner, v Violation) bool {
@@ -68,7 +73,7 @@ var KnownFindings = []KnownFinding{
 		},
 	},
 	{
-		Name: "reserve-window", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V611}, Oracle: OracleUnwinder, Also: []string{OraclePanic}, Fix: "reserve-irqoff",
+		Name: "reserve-window", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V611}, Oracle: OracleUnwinder, Also: []string{OraclePanic, OracleRetAddr}, Fix: "reserve-irqoff",
 		Desc:  "fgraph_reserve_data writes the DATA word, then raises curr_ret_stack, then rewrites the word; an interrupt that pushes a frame before the raise can overwrite the word, and until the rewrite an unwinder reads the interrupt's leftover as the top meta word",
 		Match: func(r *runner, v Violation) bool { return r.inReserveWindow },
 	},

@@ -54,6 +54,8 @@ type ctx struct {
 	pop     *inflightPop
 	resv    *inflightReserve
 	irqOff  int // local_irq_save depth
+	// lastSite is the site of the context's latest yield point.
+	lastSite fgraph.Site
 	// inCallback counts entry callbacks running in this context.
 	inCallback int
 	// logFrom is where this context's current operation's records start.
@@ -111,8 +113,12 @@ type runner struct {
 	staleRetp bool
 	// clobbered: a reservation returned with its DATA word overwritten.
 	clobbered bool
-	tr        *tracer
-	cov       *Coverage
+	// directRace: during this task-level op, a remote action switched
+	// direct mode while this CPU was between reading the static key and
+	// using fgraph_direct_gops (known finding direct-switch-race).
+	directRace bool
+	tr         *tracer
+	cov        *Coverage
 }
 
 // RunOptions tune one run.
@@ -266,6 +272,7 @@ func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 			if err := r.model.Register(u, i); err != nil {
 				r.violate("model", "setup: "+err.Error())
 			}
+			r.model.Start(u)
 		}
 	}
 	r.direct--
@@ -333,6 +340,9 @@ func (r *runner) exec(c *ctx, op Op) {
 	}
 	c.logFrom = len(r.m.Log)
 	r.ver++
+	if c.level == 0 {
+		r.directRace = false
+	}
 	switch op.Kind {
 	case OpCall, OpTail:
 		r.call(c, op)
@@ -392,7 +402,18 @@ func (r *runner) call(c *ctx, op Op) {
 	res := r.model.CallWith(t, op.Func, ret, fgraph.FuncAddr(op.Func), retp, r.claimed(c), &tab)
 	if hij != res.Pushed {
 		r.violate("model", fmt.Sprintf("call %d: kernel hijacked=%v, model pushed=%v (traced=%v overrun=%v)", op.Func, hij, res.Pushed, res.Traced, res.Overrun))
-		if r.stopped || !hij || !r.cfg.EntryForAll {
+		if r.stopped {
+			return
+		}
+		if !hij {
+			// Excused (direct-switch-race): the kernel missed the call;
+			// follow it.
+			tk := &r.model.Tasks[t]
+			tk.Frames = tk.Frames[:len(tk.Frames)-1]
+			tk.Depth--
+			return
+		}
+		if !r.cfg.EntryForAll {
 			return
 		}
 		// Excused as F10-entry-for-all: the kernel traced a function outside
@@ -644,6 +665,7 @@ func (r *runner) commit(c *ctx) {
 // actions are offered before loads of global state and before re-reads.
 func (r *runner) yieldLoad(c *ctx, s fgraph.Site, a fgraph.Addr) {
 	c.occ[s]++
+	c.lastSite = s
 	if a >= fgraph.AddrOps+fgraph.MaxOps*fgraph.OpsWords || r.eUsed >= r.sc.Bound.E || r.sc.Bound.spent(r.kUsed, r.rUsed, r.eUsed) {
 		return
 	}
@@ -654,6 +676,7 @@ func (r *runner) yieldLoad(c *ctx, s fgraph.Site, a fgraph.Addr) {
 // oracles run, then the chooser may inject an interrupt or a remote action.
 func (r *runner) yield(c *ctx, s fgraph.Site, commit bool) {
 	c.occ[s]++
+	c.lastSite = s
 	if !r.opt.NoOracles && r.checked != r.ver {
 		r.checked = r.ver
 		r.checkInPlace(c, s)
@@ -771,6 +794,16 @@ func (r *runner) interrupt(parent *ctx, id int, k EventKind, at Pos) {
 func (r *runner) remote(c *ctx, i int) {
 	rem := r.sc.Remotes[i]
 	m := r.m
+	key, gops := m.Mem[fgraph.AddrDoDirect], m.Mem[fgraph.AddrDirectGops]
+	defer func() {
+		switch c.lastSite {
+		case fgraph.SiteEnterSave, fgraph.SiteEnterDirectGops, fgraph.SiteEnterDirectCall,
+			fgraph.SiteRetDirectGops, fgraph.SiteRetDirectCall:
+			if m.Mem[fgraph.AddrDoDirect] != key || m.Mem[fgraph.AddrDirectGops] != gops {
+				r.directRace = true // known finding direct-switch-race
+			}
+		}
+	}()
 	if r.tr != nil {
 		r.tracef(c.level, "remote %s in %s", rem.Label(r.sc), c.name)
 	}
@@ -785,6 +818,7 @@ func (r *runner) remote(c *ctx, i int) {
 		}
 		seed := r.sc.Variant == fgraph.Seed
 		if seed {
+			// The seed publishes at once; its hook starts in the tail.
 			r.modelRegister(rem.User, idx)
 		} else {
 			r.pending[idx] = rem.User + 1
@@ -795,6 +829,7 @@ func (r *runner) remote(c *ctx, i int) {
 				r.pending[idx] = 0
 				r.modelRegister(rem.User, idx)
 			}
+			r.model.Start(rem.User)
 		})
 	case RemoteUnregister:
 		r.remoteUnregister(rem.User)
@@ -826,6 +861,7 @@ func (r *runner) remote(c *ctx, i int) {
 					r.pending[idx] = 0
 					r.modelRegister(rem.With, idx)
 				}
+				r.model.Start(rem.With)
 			})
 		}
 	case RemoteUnwind:
@@ -843,6 +879,10 @@ func (r *runner) remoteUnregister(u int) bool {
 	r.model.BeginUnregister(u)
 	r.finish = append(r.finish, func() {
 		m.UnregisterFinish(o)
+		r.model.Stop(u)
+		if r.model.SlotOf(u) < 0 {
+			return // its index was already handed to a new user (seed)
+		}
 		if err := r.model.Unregister(u); err != nil {
 			r.violate("model", err.Error())
 		}
@@ -851,6 +891,13 @@ func (r *runner) remoteUnregister(u int) bool {
 }
 
 func (r *runner) modelRegister(u, idx int) {
+	// The kernel released the index at the start of an unregister whose
+	// tail has not run: the model lets the new user take it.
+	if old := r.model.Slots[idx]; old.User >= 0 && old.Leaving {
+		if err := r.model.Unregister(old.User); err != nil {
+			r.violate("model", err.Error())
+		}
+	}
 	if err := r.model.Register(u, idx); err != nil {
 		r.violate("model", err.Error())
 	}

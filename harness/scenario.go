@@ -111,6 +111,8 @@ type Fixes struct {
 	ReserveIrqOff bool
 	// RetpGuard is the fix variant for the inflight-ret-addr finding.
 	RetpGuard bool
+	// DirectFallback is the fix variant for the direct-switch-race finding.
+	DirectFallback bool
 }
 
 // Scenario is everything a run needs besides the schedule.
@@ -157,6 +159,7 @@ func (s *Scenario) Config() fgraph.Config {
 	c.EntryForAll = s.Fixes.EntryForAll
 	c.ReserveIrqOff = s.Fixes.ReserveIrqOff
 	c.RetpGuard = s.Fixes.RetpGuard
+	c.DirectFallback = s.Fixes.DirectFallback
 	if s.Mutant != 0 {
 		c.Mutants = c.Mutants.With(s.Mutant)
 		mi := s.Mutant.Info()

@@ -12,6 +12,8 @@ func Example() {
 	s := model.New(c, []model.User{{Name: "u0"}, {Name: "u3", DataWords: 2}}, 1)
 	s.Register(0, 0)
 	s.Register(1, 3)
+	s.Start(0) // both users' call sites are live
+	s.Start(1)
 	r := s.Call(0, 1, 0x1004, 0x1000, 0x7ff0, 0)
 	fmt.Println("pushed:", r.Pushed, "frame words:", s.Tasks[0].Words(c), "bits:", fmt.Sprintf("%#x", s.Tasks[0].Frames[0].Bits))
 	ret, _ := s.Return(0)

@@ -105,11 +105,16 @@ type State struct {
 	// SlotGen counts registrations per slot (the gen-counter fix's counter).
 	SlotGen [Slots]int
 	Tasks   []Task
+	// Started[u]: the ftrace call sites for user u's filter are live
+	// (between the tail of its register and the tail of its unregister).
+	// The arch calls the graph entry for a function iff a started user's
+	// filter holds it; that can outlive the user's slot.
+	Started []bool
 }
 
 // New returns the initial state: no user registered, tasks without stacks.
 func New(c Config, users []User, tasks int) *State {
-	s := &State{Cfg: c, Users: users, Tasks: make([]Task, tasks)}
+	s := &State{Cfg: c, Users: users, Tasks: make([]Task, tasks), Started: make([]bool, len(users))}
 	for i := range s.Slots {
 		s.Slots[i].User = -1
 	}
@@ -122,6 +127,7 @@ func New(c Config, users []User, tasks int) *State {
 // Clone returns a deep copy.
 func (s *State) Clone() *State {
 	n := *s
+	n.Started = slices.Clone(s.Started)
 	n.Tasks = make([]Task, len(s.Tasks))
 	for i, t := range s.Tasks {
 		n.Tasks[i] = t
@@ -199,11 +205,17 @@ func (s *State) Unregister(u int) error {
 	return nil
 }
 
+// Start and Stop mark user u's call sites live or not (see Started).
+func (s *State) Start(u int) { s.Started[u] = true }
+
+// Stop: see Start.
+func (s *State) Stop(u int) { s.Started[u] = false }
+
 // Traced reports whether the arch calls the graph entry for fn: some
-// registered user's filter holds it.
+// started user's filter holds it.
 func (s *State) Traced(fn int) bool {
-	for _, sl := range s.Slots {
-		if sl.User >= 0 && sl.Ready && (s.Cfg.NoFilter || in(s.Users[sl.User].Filter, fn)) {
+	for u, on := range s.Started {
+		if on && (s.Cfg.NoFilter || in(s.Users[u].Filter, fn)) {
 			return true
 		}
 	}
