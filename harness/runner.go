@@ -811,26 +811,7 @@ func (r *runner) remote(c *ctx, i int) {
 	defer func() { r.direct-- }()
 	switch rem.Kind {
 	case RemoteRegister:
-		o := r.ops[rem.User]
-		idx := m.RegisterBegin(o)
-		if idx < 0 {
-			return
-		}
-		seed := r.sc.Variant == fgraph.Seed
-		if seed {
-			// The seed publishes at once; its hook starts in the tail.
-			r.modelRegister(rem.User, idx)
-		} else {
-			r.pending[idx] = rem.User + 1
-		}
-		r.finish = append(r.finish, func() {
-			m.RegisterFinish(o)
-			if !seed {
-				r.pending[idx] = 0
-				r.modelRegister(rem.User, idx)
-			}
-			r.model.Start(rem.User)
-		})
+		r.remoteRegister(rem.User, &r.finish)
 	case RemoteUnregister:
 		r.remoteUnregister(rem.User)
 	case RemoteReplace:
@@ -844,29 +825,37 @@ func (r *runner) remote(c *ctx, i int) {
 		fin := r.finish[len(r.finish)-1]
 		r.finish[len(r.finish)-1] = func() {
 			fin()
-			o := r.ops[rem.With]
-			idx := m.RegisterBegin(o)
-			if idx < 0 {
-				return
-			}
-			seed := r.sc.Variant == fgraph.Seed
-			if seed {
-				r.modelRegister(rem.With, idx)
-			} else {
-				r.pending[idx] = rem.With + 1
-			}
-			r.later = append(r.later, func() {
-				m.RegisterFinish(o)
-				if !seed {
-					r.pending[idx] = 0
-					r.modelRegister(rem.With, idx)
-				}
-				r.model.Start(rem.With)
-			})
+			r.remoteRegister(rem.With, &r.later)
 		}
 	case RemoteUnwind:
 		r.checkRetAddrs(rem.Task, c, false)
 	}
+}
+
+// remoteRegister begins a register of user u and queues its tail
+// (ftrace_startup_subops, the publish, the call sites going live) on queue.
+// The seed publishes at once; only its hook waits for the tail.
+func (r *runner) remoteRegister(u int, queue *[]func()) {
+	m := r.m
+	o := r.ops[u]
+	idx := m.RegisterBegin(o)
+	if idx < 0 {
+		return
+	}
+	seed := r.sc.Variant == fgraph.Seed
+	if seed {
+		r.modelRegister(u, idx)
+	} else {
+		r.pending[idx] = u + 1
+	}
+	*queue = append(*queue, func() {
+		m.RegisterFinish(o)
+		if !seed {
+			r.pending[idx] = 0
+			r.modelRegister(u, idx)
+		}
+		r.model.Start(u)
+	})
 }
 
 // remoteUnregister begins an unregister and queues its tail.
