@@ -48,19 +48,15 @@ fuzz:
 		if [ -z "$$targets" ]; then echo "fuzz: $$pkg has no fuzz targets"; continue; fi; \
 		for t in $$targets; do \
 			echo "fuzz: $$pkg $$t for $(FUZZTIME)"; \
-			$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) $$pkg; \
+			$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 2s $$pkg; \
 		done; \
 	done
 
-# The rapid and gopter property tests with $(RAPID_CHECKS) checks each.
+# The rapid, gopter and differential property tests with $(RAPID_CHECKS)
+# checks (and gopter tests) each.
 props:
-	@if ! ls properties/*.go >/dev/null 2>&1; then \
-		echo "props: ./properties has no Go files yet; skipping"; \
-	elif grep -qs 'pgregory.net/rapid' properties/*_test.go; then \
-		$(GO) test ./properties/ -run 'Rapid|Gopter' -rapid.checks=$(RAPID_CHECKS); \
-	else \
-		$(GO) test ./properties/ -run 'Rapid|Gopter'; \
-	fi
+	$(GO) test ./properties/ -count=1 -timeout 30m -run 'TestRapid|TestGopter|TestDifferential' \
+		-rapid.checks=$(RAPID_CHECKS) -gopter.tests=$(RAPID_CHECKS)
 
 lint: vet fmtcheck
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
