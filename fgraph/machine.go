@@ -88,12 +88,10 @@ type Machine struct {
 
 	// Handlers counts ftrace_return_to_handler runs per context level.
 	Handlers [8]int
-	returns  int
 
 	regGen      int // registration generation counter (for the model and oracles)
 	clock       Word
 	initialized bool // fgraph_array[0] != NULL
-	cpuhpDone   bool
 }
 
 type taskInfo struct {
@@ -220,6 +218,6 @@ func (m *Machine) Reset() {
 	m.Log = m.Log[:0]
 	m.Warnings = m.Warnings[:0]
 	m.Current, m.Level = 0, 0
-	m.Handlers, m.returns, m.clock = [8]int{}, 0, 0
-	m.regGen, m.initialized, m.cpuhpDone = 0, false, false
+	m.Handlers, m.clock = [8]int{}, 0
+	m.regGen, m.initialized = 0, false
 }

@@ -56,12 +56,11 @@ func (m *Machine) FtraceGraphExitTask(t int) {
 		return
 	}
 	b := m.tasks[t].base
-	had := m.ld(SiteExitTask, b+TaskRetStack)
+	m.ld(SiteExitTask, b+TaskRetStack) // ret_stack = t->ret_stack
 	m.st(SiteExitTask, b+TaskRetStack, 0)
 	// NULL must become visible to IRQs before we free it.
 	m.barrier(SiteExitTask)
 	m.tasks[t].alive = false
-	_ = had
 }
 
 // FtraceGraphInitTask is fork: clear the child's fields, allocate if active.
@@ -160,7 +159,6 @@ func (m *Machine) Call(fn int, tail bool) bool {
 		}
 		ret := CallSite(caller, n)
 		ti.slots = append(ti.slots, slot{retp: retpBase(m.Current, m.Level) + Word(n)*8, val: ret, orig: ret, fn: fn, ctx: m.Level})
-		_ = caller
 		sl = &ti.slots[len(ti.slots)-1]
 	}
 	if !m.archGate(fn) {
@@ -201,7 +199,6 @@ func (m *Machine) slotIndex(retp Word) int {
 // runs ftrace_return_to_handler (twice for a tail call). It returns the
 // address control reaches and the one the caller pushed.
 func (m *Machine) Return() (got, want Word) {
-	m.returns++
 	ti := &m.tasks[m.Current]
 	if len(ti.slots) == 0 || ti.slots[len(ti.slots)-1].ctx != m.Level {
 		m.warn(SiteCallDone, "return with no call in this context")
