@@ -141,22 +141,27 @@ func (m *Machine) entryfunc(o *Ops, gops Word, tr *Trace, torn bool) bool {
 	if g := m.opsOf(gops); g != nil {
 		idx = wordInt(m.ld(SiteUserIdx, m.opsAddr(g.k, OpsIdx)))
 	}
+	lvl := m.Level & 7
+	if m.NoLog {
+		o.in[lvl]++
+		ok := m.entryBody(o, idx, tr, nil)
+		o.in[lvl]--
+		return ok
+	}
 	rec := Record{Kind: RecEntry, Task: m.Current, Level: m.Level, Ops: o.k, Gen: o.gen, Idx: idx,
 		Func: tr.Func, Depth: tr.Depth, Torn: torn, Gops: gops}
-	lvl := m.Level & 7
 	if o.in[lvl] > 0 {
 		rec.Reentered = true
 	}
 	o.in[lvl]++
 	ok := m.entryBody(o, idx, tr, &rec)
 	o.in[lvl]--
-	if !m.NoLog {
-		m.Log = append(m.Log, rec)
-	}
+	m.Log = append(m.Log, rec)
 	return ok
 }
 
-// entryBody is the declarative entryfunc: accept, call, reserve, write.
+// entryBody is the declarative entryfunc: accept, call, reserve, write. rec
+// is nil when the machine does not log.
 func (m *Machine) entryBody(o *Ops, idx int, tr *Trace, rec *Record) bool {
 	fn := FuncOf(tr.Func)
 	if !o.Accepts(fn) && !(len(o.RejectAfter) > 0 && contains(o.RejectAfter, fn)) {
@@ -175,22 +180,26 @@ func (m *Machine) entryBody(o *Ops, idx int, tr *Trace, rec *Record) bool {
 			return false
 		}
 		n := (o.DataBytes + LongSize - 1) / LongSize
-		if !m.NoLog {
+		if rec != nil {
 			rec.Data = make([]Word, n)
 		}
 		for i := 0; i < n; i++ {
 			v := Pattern(o.k, o.gen, fn, tr.Retp, i)
-			if rec.Data != nil {
+			if rec != nil {
 				rec.Data[i] = v
 			}
 			m.st(SiteUserPayload, m.word(p+i), v)
 		}
 	}
 	if len(o.RejectAfter) > 0 && contains(o.RejectAfter, fn) {
-		rec.Data = nil
+		if rec != nil {
+			rec.Data = nil
+		}
 		return false
 	}
-	rec.Accepted = true
+	if rec != nil {
+		rec.Accepted = true
+	}
 	return true
 }
 

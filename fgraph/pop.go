@@ -1,5 +1,7 @@
 package fgraph
 
+import "math/bits"
+
 // ftracePopReturnTrace finds the top frame; it only reads the stack.
 // It returns the frame start and sets *off to the BITMAP word, or -1.
 // Source: ftrace_pop_return_trace(), kernel/trace/fgraph.c v6.11+.
@@ -53,10 +55,9 @@ func (m *Machine) ftraceReturnToHandler(fp Word) Word {
 		// direct mode handled the return
 	} else {
 		plain := m.cfg.Variant != Latest || mu.Has(MF3) // READ_ONCE since d65474033740 (v6.13)
-		for i := 0; i < FgraphArraySize; i++ {
-			if bitmap&(1<<i) == 0 {
-				continue
-			}
+		// for_each_set_bit(i, &bitmap, ...)
+		for rest := bitmap; rest != 0; rest &= rest - 1 {
+			i := bits.TrailingZeros16(rest)
 			var gops Word
 			if plain {
 				gops = m.ld(SiteRetArray, AddrArray+Addr(i))
