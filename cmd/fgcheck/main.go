@@ -40,7 +40,7 @@ const (
 
 func main() {
 	// The explorer allocates small, short-lived objects at every run and
-	// keeps a heap of about 10 MB: a less eager collector buys 10-25 %
+	// keeps a heap of about 10 MB: a less eager collector buys 8-25 %
 	// (measured on std). GOGC still wins when set.
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
