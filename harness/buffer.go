@@ -151,24 +151,7 @@ func (r *runner) regionOrder(c *ctx, buf []pending) (order, drop []int) {
 		r.orders[region] = nil // program order
 		return r.identity(n), nil
 	}
-	all := identity(n)
-	opts := make([]Option, 0, 8)
-	for _, e := range r.extensions(buf, all, maxOrders) {
-		opts = append(opts, Option{Kind: OptOrder, Order: e})
-	}
-	if d := dead(buf); d != nil {
-		var keep, dr []int
-		for i := range buf {
-			if d[i] {
-				dr = append(dr, i)
-			} else {
-				keep = append(keep, i)
-			}
-		}
-		for _, e := range r.extensions(buf, keep, maxOrders) {
-			opts = append(opts, Option{Kind: OptOrder, Order: e, Drop: dr})
-		}
-	}
+	opts := r.orderOptions(buf)
 	i := 0
 	if len(opts) > 1 {
 		p := Point{Kind: PointOrder, Ctx: c.name, Pos: Pos{Site: region, Occ: 1}, Level: c.level, Index: r.points}
@@ -195,6 +178,60 @@ func (r *runner) regionOrder(c *ctx, buf []pending) (order, drop []int) {
 		}
 	}
 	return o.Order, o.Drop
+}
+
+// orderOptions lists the legal commit orders of a region (program order
+// first), then those with the dead stores dropped. The list depends only on
+// the stores' sites, kinds and which of them share an address (and, with
+// the alias option, which are words or task fields), so it is computed once
+// per such shape and reused by every later run.
+func (r *runner) orderOptions(buf []pending) []Option {
+	key := r.sigBuf[:0]
+	for i, st := range buf {
+		same := byte(i)
+		for j := 0; j < i; j++ {
+			if buf[j].addr == st.addr {
+				same = byte(j)
+				break
+			}
+		}
+		var class byte
+		if r.sc.Alias {
+			w, f := r.classify(st.addr)
+			if w {
+				class = 1
+			} else if f {
+				class = 2
+			}
+		}
+		key = append(key, byte(st.site), byte(st.site>>8), byte(st.kind), same, class)
+	}
+	r.sigBuf = key
+	if opts, ok := r.extCache[string(key)]; ok {
+		return opts
+	}
+	opts := make([]Option, 0, 8)
+	for _, e := range r.extensions(buf, identity(len(buf)), maxOrders) {
+		opts = append(opts, Option{Kind: OptOrder, Order: e})
+	}
+	if d := dead(buf); d != nil {
+		var keep, dr []int
+		for i := range buf {
+			if d[i] {
+				dr = append(dr, i)
+			} else {
+				keep = append(keep, i)
+			}
+		}
+		for _, e := range r.extensions(buf, keep, maxOrders) {
+			opts = append(opts, Option{Kind: OptOrder, Order: e, Drop: dr})
+		}
+	}
+	if r.extCache == nil {
+		r.extCache = map[string][]Option{}
+	}
+	r.extCache[string(key)] = opts
+	return opts
 }
 
 // identity returns 0..n-1 from a shared slice (callers only read it).

@@ -70,11 +70,45 @@ func (r *runner) checkInPlace(c *ctx, s fgraph.Site) {
 		return
 	}
 	t := m.Current
-	if _, err := r.walk(t); err != "" {
+	starts, err := r.walk(t)
+	if err != "" {
 		r.violate(OracleUnwinder, fmt.Sprintf("task%d at %s: %s", t, s, err))
 		return
 	}
-	r.checkRetAddrs(t, c, false)
+	r.checkFrames(t, starts)
+	if !r.stopped {
+		r.checkRetAddrs(t, c, false)
+	}
+}
+
+// checkFrames is the ftrace_graph_get_ret_stack(n) half of oracle 2 for the
+// in-place check: the frames the walk found (the same get_ret_stack steps),
+// top first, against the expected ones. The unwind op and remote unwinds
+// call the port's ftrace_graph_get_ret_stack for every n instead.
+func (r *runner) checkFrames(t int, starts []int) {
+	m := r.m
+	exp := r.expected(t)
+	if len(starts) != len(exp) {
+		if len(starts) > len(exp) {
+			st := starts[len(exp)]
+			r.violate(OracleRetAddr, fmt.Sprintf("task%d: ftrace_graph_get_ret_stack(%d) returned a frame (ret %#x func %#x) but only %d are live",
+				t, len(exp), m.Mem[m.WordAddr(t, st+fgraph.FieldRet)], m.Mem[m.WordAddr(t, st+fgraph.FieldFunc)], len(exp)))
+		} else {
+			r.violate(OracleRetAddr, fmt.Sprintf("task%d: ftrace_graph_get_ret_stack(%d) returned NULL, want the frame of func %#x", t, len(starts), exp[len(exp)-1-len(starts)].fn))
+		}
+		return
+	}
+	for n, st := range starts {
+		e := exp[len(exp)-1-n]
+		got := [3]fgraph.Word{m.Mem[m.WordAddr(t, st+fgraph.FieldRet)], m.Mem[m.WordAddr(t, st+fgraph.FieldFunc)], m.Mem[m.WordAddr(t, st+r.cfg.FieldRetp())]}
+		want := [3]fgraph.Word{e.ret, e.fn, e.retp}
+		for i, name := range [3]string{"ret", "func", "retp"} {
+			if got[i] != want[i] && !e.bogus[i] {
+				r.violate(OracleRetAddr, fmt.Sprintf("task%d: ftrace_graph_get_ret_stack(%d).%s = %#x, want %#x", t, n, name, got[i], want[i]))
+				return
+			}
+		}
+	}
 }
 
 // walk follows task t's offset chain in memory like get_ret_stack, checking
@@ -183,7 +217,7 @@ func (r *runner) checkRetAddrs(t int, c *ctx, viaShim bool) {
 		return
 	}
 	exp := r.expected(t)
-	for n := 0; ; n++ {
+	for n := 0; viaShim; n++ {
 		f, ok := m.FtraceGraphGetRetStack(t, n)
 		if len(m.Warnings) > nw {
 			if viaShim {

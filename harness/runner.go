@@ -100,6 +100,8 @@ type runner struct {
 	opts     []Option // reused option slice
 	pt       Point    // reused choice point
 	ident    []int    // 0, 1, 2, ...
+	sigBuf   []byte
+	extCache map[string][]Option // commit orders by region shape (orderOptions)
 	walkBuf  []int
 	expBuf   []expectFrame
 	ver      uint64 // bumped whenever memory or the model changes
@@ -828,7 +830,7 @@ func (r *runner) remote(c *ctx, i int) {
 			r.remoteRegister(rem.With, &r.later)
 		}
 	case RemoteUnwind:
-		r.checkRetAddrs(rem.Task, c, false)
+		r.checkRetAddrs(rem.Task, c, true) // the port's unwinders, direct (r.direct > 0)
 	}
 }
 
