@@ -173,21 +173,33 @@ type expectFrame struct {
 func (r *runner) expected(t int) []expectFrame {
 	fr := r.model.Tasks[t].Frames
 	out := r.expBuf[:0]
-	removed := func(i int) bool {
-		for _, x := range r.ctxs {
-			if x.task == t && x.pop != nil && i >= x.pop.modelTop-x.pop.lowered && i < x.pop.modelTop {
-				return true
-			}
+	// The contexts of this task with an entry or a return in flight.
+	var busy [8]*ctx
+	nb := 0
+	for _, x := range r.ctxs {
+		if x.task == t && nb < len(busy) && (x.entry != nil && x.entry.pushed || x.pop != nil && x.pop.lowered > 0) {
+			busy[nb] = x
+			nb++
 		}
-		return false
+	}
+	if nb == 0 {
+		for i := range fr {
+			out = append(out, expectFrame{ret: fr[i].Ret, fn: fr[i].Func, retp: fr[i].Retp})
+		}
+		r.expBuf = out
+		return out
 	}
 	for i := 0; i <= len(fr); i++ {
-		for _, x := range r.ctxs {
-			if e := x.entry; x.task == t && e != nil && e.pushed && e.modelPos == i {
+		removed := false
+		for _, x := range busy[:nb] {
+			if e := x.entry; e != nil && e.pushed && e.modelPos == i {
 				out = append(out, expectFrame{ret: e.ret, fn: e.fn, retp: e.retp, bogus: [3]bool{!e.ok[0], !e.ok[1], !e.ok[2]}})
 			}
+			if p := x.pop; p != nil && i >= p.modelTop-p.lowered && i < p.modelTop {
+				removed = true
+			}
 		}
-		if i < len(fr) && !removed(i) {
+		if i < len(fr) && !removed {
 			out = append(out, expectFrame{ret: fr[i].Ret, fn: fr[i].Func, retp: fr[i].Retp})
 		}
 	}

@@ -102,6 +102,7 @@ type runner struct {
 	ident    []int    // 0, 1, 2, ...
 	sigBuf   []byte
 	extCache map[string][]Option // commit orders by region shape (orderOptions)
+	recBuf   []fgraph.Record
 	walkBuf  []int
 	expBuf   []expectFrame
 	ver      uint64 // bumped whenever memory or the model changes
@@ -496,8 +497,10 @@ func (r *runner) table(before [model.Slots]model.Slot, recs []fgraph.Record) [mo
 // records returns this op's callback records of kind k at c's level.
 // Calls that reached the stub through a torn read are judged when they
 // appear (checkRecord) and left out here.
+// The slice is reused by the next call.
 func (r *runner) records(c *ctx, k fgraph.RecordKind) []fgraph.Record {
-	var out []fgraph.Record
+	out := r.recBuf[:0]
+	defer func() { r.recBuf = out[:0] }()
 	for _, rec := range r.m.Log[c.logFrom:] {
 		if rec.Kind == k && rec.Level == c.level && rec.Task == c.task && rec.Ops >= 0 {
 			out = append(out, rec)
