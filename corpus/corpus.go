@@ -120,8 +120,8 @@ func KnownFinding(name string) (harness.KnownFinding, error) {
 }
 
 // Fixed is a finding file's scenario with the finding's fix applied: the
-// first word of KnownFinding.Fix, a fix variant (no-bit0, gen-counter,
-// reserve-irqoff, retp-guard) or a kernel variant (latest, v6.11).
+// first word of KnownFinding.Fix, a fix variant (harness.FixNames) or a
+// kernel variant (latest, v6.11).
 func Fixed(e *Entry) (*harness.Scenario, error) {
 	k, err := KnownFinding(e.Finding)
 	if err != nil {
@@ -129,18 +129,7 @@ func Fixed(e *Entry) (*harness.Scenario, error) {
 	}
 	sc := *e.File.Scenario
 	word, _, _ := strings.Cut(k.Fix, " ")
-	switch word {
-	case "no-bit0":
-		sc.Fixes.NoBit0 = true
-	case "gen-counter":
-		sc.Fixes.GenCounter = true
-	case "reserve-irqoff":
-		sc.Fixes.ReserveIrqOff = true
-	case "retp-guard":
-		sc.Fixes.RetpGuard = true
-	case "direct-fallback":
-		sc.Fixes.DirectFallback = true
-	default:
+	if !sc.Fixes.Set(word) {
 		v, err := fgraph.ParseVariant(word)
 		if err != nil {
 			return nil, fmt.Errorf("finding %s: fix %q is neither a fix variant nor a kernel variant", k.Name, k.Fix)

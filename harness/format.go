@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,7 +29,6 @@ const (
 )
 
 var (
-	fixNames    = [...]string{"no-bit0", "gen-counter", "entry-for-all", "reserve-irqoff", "retp-guard", "direct-fallback"}
 	optionNames = [...]string{"stores-only", "alias", "strict"}
 )
 
@@ -311,18 +311,16 @@ func (p *parser) scenarioLine(toks []token) error {
 			p.stack, p.stackAt = &t, p.line
 		}
 	case "fixes":
-		var seen [len(fixNames)]bool
+		var fx Fixes
 		for _, a := range args {
-			i := indexOf(fixNames[:], a.text)
-			if i < 0 {
-				return p.errf(a.col, "unknown fix %q (want no-bit0, gen-counter, entry-for-all, reserve-irqoff, retp-guard or direct-fallback)", a.text)
-			}
-			if seen[i] {
+			if slices.Contains(fx.Names(), a.text) {
 				return p.errf(a.col, "duplicate fix %q", a.text)
 			}
-			seen[i] = true
+			if !fx.Set(a.text) {
+				return p.errf(a.col, "unknown fix %q (want %s)", a.text, fixList())
+			}
 		}
-		sc.Fixes = Fixes{NoBit0: seen[0], GenCounter: seen[1], EntryForAll: seen[2], ReserveIrqOff: seen[3], RetpGuard: seen[4], DirectFallback: seen[5]}
+		sc.Fixes = fx
 	case "options":
 		var seen [len(optionNames)]bool
 		for _, a := range args {
@@ -975,7 +973,7 @@ func (f *File) Format() []byte {
 	if sc.FrameWords != 0 || sc.StackWords != 0 {
 		line("layout", fmt.Sprintf("frame=%d", sc.FrameWords), fmt.Sprintf("stack=%d", sc.StackWords))
 	}
-	if fx := (flags{sc.Fixes.NoBit0, sc.Fixes.GenCounter, sc.Fixes.EntryForAll, sc.Fixes.ReserveIrqOff, sc.Fixes.RetpGuard, sc.Fixes.DirectFallback}).names(fixNames[:]); len(fx) > 0 {
+	if fx := sc.Fixes.Names(); len(fx) > 0 {
 		line(append([]string{"fixes"}, fx...)...)
 	}
 	if sc.Mutant != 0 {

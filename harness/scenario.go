@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/fgcheck/fgcheck/fgraph"
 )
@@ -113,6 +114,57 @@ type Fixes struct {
 	RetpGuard bool
 	// DirectFallback is the fix variant for the direct-switch-race finding.
 	DirectFallback bool
+}
+
+// fixTable names every fix, in file order, with its field: the one place
+// the format, the CLI and the corpus learn the names from.
+var fixTable = []struct {
+	name string
+	on   func(*Fixes) *bool
+}{
+	{"no-bit0", func(f *Fixes) *bool { return &f.NoBit0 }},
+	{"gen-counter", func(f *Fixes) *bool { return &f.GenCounter }},
+	{"entry-for-all", func(f *Fixes) *bool { return &f.EntryForAll }},
+	{"reserve-irqoff", func(f *Fixes) *bool { return &f.ReserveIrqOff }},
+	{"retp-guard", func(f *Fixes) *bool { return &f.RetpGuard }},
+	{"direct-fallback", func(f *Fixes) *bool { return &f.DirectFallback }},
+}
+
+// FixNames lists the fix names in canonical order.
+func FixNames() []string {
+	out := make([]string, len(fixTable))
+	for i, x := range fixTable {
+		out[i] = x.name
+	}
+	return out
+}
+
+// Set switches the named fix on; false for an unknown name.
+func (f *Fixes) Set(name string) bool {
+	for _, x := range fixTable {
+		if x.name == name {
+			*x.on(f) = true
+			return true
+		}
+	}
+	return false
+}
+
+// Names lists the fixes switched on, in canonical order.
+func (f Fixes) Names() []string {
+	var out []string
+	for _, x := range fixTable {
+		if *x.on(&f) {
+			out = append(out, x.name)
+		}
+	}
+	return out
+}
+
+// fixList is "a, b or c" for error messages.
+func fixList() string {
+	n := FixNames()
+	return strings.Join(n[:len(n)-1], ", ") + " or " + n[len(n)-1]
 }
 
 // Scenario is everything a run needs besides the schedule.

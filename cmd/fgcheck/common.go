@@ -119,7 +119,7 @@ func (s *scenarioFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.variant, "variant", "latest", "kernel `variant`: latest, v6.11 or seed (with a scenario FILE: overrides the file's)")
 	fs.StringVar(&s.scenario, "scenario", "std", "`scenario`: std (the benchmark bound, docs/std.md), peer-spin, or a scenario FILE (its schedule lines are ignored)")
 	fs.StringVar(&s.mutant, "mutant", "", "switch on the catalogue mutant `NAME` (fgraph.Catalogue; fgcheck mutants lists them)")
-	fs.StringVar(&s.fixes, "fix", "", "comma-separated fix `list`: no-bit0, gen-counter, entry-for-all, reserve-irqoff, retp-guard, direct-fallback")
+	fs.StringVar(&s.fixes, "fix", "", "comma-separated fix `list`: "+strings.Join(harness.FixNames(), ", "))
 	fs.StringVar(&s.bound, "bound", "", "bound `overrides`, e.g. K=2,D=2,R=1,E=1,C=2 (keys not named keep the scenario's value; C=0: no cap)")
 	fs.BoolVar(&s.alias, "alias", false, "model GCC's -fno-strict-aliasing knowledge (stores through ret_stack keep their order against task fields)")
 	fs.BoolVar(&s.storesOnly, "stores-only", false, "deliver interrupts only at store commits")
@@ -192,21 +192,8 @@ func parseFixes(s string) (harness.Fixes, error) {
 		return fx, nil
 	}
 	for _, name := range strings.Split(s, ",") {
-		switch strings.TrimSpace(name) {
-		case "no-bit0":
-			fx.NoBit0 = true
-		case "gen-counter":
-			fx.GenCounter = true
-		case "entry-for-all":
-			fx.EntryForAll = true
-		case "reserve-irqoff":
-			fx.ReserveIrqOff = true
-		case "retp-guard":
-			fx.RetpGuard = true
-		case "direct-fallback":
-			fx.DirectFallback = true
-		default:
-			return fx, fmt.Errorf("--fix: unknown fix %q (want no-bit0, gen-counter, entry-for-all, reserve-irqoff, retp-guard or direct-fallback)", name)
+		if !fx.Set(strings.TrimSpace(name)) {
+			return fx, fmt.Errorf("--fix: unknown fix %q (want %s)", name, strings.Join(harness.FixNames(), ", "))
 		}
 	}
 	return fx, nil
