@@ -59,11 +59,22 @@ func (m *Machine) fgraphLRUReleaseIndex(idx int) int {
 
 // noDirect is FGRAPH_NO_DIRECT (f4ff9f646a4d): an entry-for-all arch has no
 // direct mode in the latest kernel.
-func (m *Machine) noDirect() bool {
-	if !m.cfg.StaticCall || m.cfg.Variant == Seed {
+func (m *Machine) noDirect() bool { return m.cfg.NoDirect() }
+
+// NoDirect reports whether the configuration has no direct (single-user)
+// mode: no static calls, the seed, or FGRAPH_NO_DIRECT on an entry-for-all
+// arch in the latest kernel.
+func (c Config) NoDirect() bool {
+	if !c.StaticCall || c.Variant == Seed {
 		return true
 	}
-	return m.cfg.EntryForAll && m.cfg.Variant == Latest && !m.cfg.Mutants.Has(MF10)
+	return c.fgraphNoDirect()
+}
+
+// fgraphNoDirect is FGRAPH_NO_DIRECT (f4ff9f646a4d): an entry-for-all arch
+// in the latest kernel (the F10 mutant takes it away again).
+func (c Config) fgraphNoDirect() bool {
+	return c.EntryForAll && c.Variant == Latest && !c.Mutants.Has(MF10)
 }
 
 // doDirectDefault is the initial value of the static key fgraph_do_direct:
@@ -71,7 +82,7 @@ func (m *Machine) noDirect() bool {
 // (f4ff9f646a4d: an entry-for-all arch in the latest kernel; the entry and
 // return paths test !FGRAPH_NO_DIRECT before the key).
 func (m *Machine) doDirectDefault() Word {
-	if m.cfg.EntryForAll && m.cfg.Variant == Latest && !m.cfg.Mutants.Has(MF10) {
+	if m.cfg.fgraphNoDirect() {
 		return 0
 	}
 	return 1

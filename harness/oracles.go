@@ -567,7 +567,7 @@ func (r *runner) checkGlobals() {
 		r.violate(OracleModel, fmt.Sprintf("ftrace_graph_active = %d, model has %d users", got, active))
 		return
 	}
-	if r.cfg.StaticCall && r.sc.Variant != fgraph.Seed && !(r.cfg.EntryForAll && r.sc.Variant == fgraph.Latest && !r.cfg.Mutants.Has(fgraph.MF10)) {
+	if !r.cfg.NoDirect() {
 		key := m.Mem[fgraph.AddrDoDirect] != 0
 		if active == 1 && (!key || m.Mem[fgraph.AddrDirectGops] != only) {
 			r.violate(OracleModel, fmt.Sprintf("one user registered but direct mode is off (fgraph_do_direct=%v, fgraph_direct_gops=%#x)", key, m.Mem[fgraph.AddrDirectGops]))
