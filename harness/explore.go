@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -63,43 +65,156 @@ func (d *dfs) next() bool {
 // ExploreOptions configure an exploration.
 type ExploreOptions struct {
 	RunOptions
-	// Workers run shards in parallel (0 or 1: single-threaded).
+	// Workers run pieces of the space in parallel (0 or 1: single-threaded).
 	Workers int
 	// Shard/Shards restrict the run to one shard of a sharded space (for CI
 	// job matrices); Shards 0 means unsharded.
 	Shard, Shards int
-	// MaxRuns stops early (0: no limit).
+	// MaxRuns stops early after that many schedules in all (0: no limit).
 	MaxRuns int64
 	// StopAtFirst stops at the first violation.
 	StopAtFirst bool
 	// OnViolation is called synchronously for every failing run, before
 	// anything else happens (write the schedule to disk there).
 	OnViolation func(*Result)
-	// Checkpoint, if set, is called every CheckpointEvery runs (default
-	// 10000) and at the end with the explorer's state; pass a saved state
-	// back as Resume to continue a long run where it stopped. Both work
-	// with one worker and one shard per call.
+	// Checkpoint, if set, is called every CheckpointEvery runs of a piece
+	// (default 10000), whenever the exploration stops (Stop, MaxRuns, the
+	// first violation) and at the end, with a copy of the explorer's state;
+	// pass a saved state back as Resume to continue where it stopped. Calls
+	// are serialized.
 	Checkpoint      func(*Checkpoint)
 	CheckpointEvery int64
 	Resume          *Checkpoint
 	// Stop, if set, ends the exploration between two runs once it is true
-	// (a signal handler sets it); the Summary is then partial.
+	// (a signal handler or a time budget sets it); the Summary is then
+	// partial and the last Checkpoint resumes it.
 	Stop *atomic.Bool
+	// Progress, if set, is updated as the exploration goes (read it from
+	// another goroutine to draw a progress display).
+	Progress *Progress
+}
+
+// Progress is a live view of a running exploration, safe to read from
+// other goroutines.
+type Progress struct {
+	// Runs counts the schedules run so far (resumed ones included).
+	Runs atomic.Int64
+	// Violations counts the failing schedules so far.
+	Violations atomic.Int64
+	frac       []atomic.Uint64 // per piece: the explored fraction (float64 bits)
+}
+
+// Fraction estimates the share of the bounded space explored so far, from
+// the position of each piece's DFS path (a mixed-radix reading of the
+// choices made: exact at 0 and 1, in between only as good as subtrees are
+// alike in size). For Sample it is runs/n.
+func (p *Progress) Fraction() float64 {
+	if len(p.frac) == 0 {
+		return 0
+	}
+	var sum float64
+	for i := range p.frac {
+		sum += math.Float64frombits(p.frac[i].Load())
+	}
+	return sum / float64(len(p.frac))
+}
+
+func (p *Progress) setPieces(n int) {
+	if p != nil && len(p.frac) != n {
+		p.frac = make([]atomic.Uint64, n)
+	}
+}
+
+func (p *Progress) setFrac(piece int, f float64) {
+	if p != nil && piece < len(p.frac) {
+		p.frac[piece].Store(math.Float64bits(f))
+	}
+}
+
+// fraction is the share of a shard's tree that lies before the current
+// path: at each level, the choices already passed, weighted by the
+// share of the tree one choice at that level stands for.
+func (d *dfs) fraction() float64 {
+	f, w := 0.0, 1.0
+	for _, s := range d.path {
+		if s.lim <= 0 {
+			break
+		}
+		f += w * float64(s.c) / float64(s.lim)
+		w /= float64(s.lim)
+	}
+	return f
 }
 
 // subShards is how many pieces each worker's share is cut into; idle
 // workers pull the next piece, which evens out lopsided subtrees.
 const subShards = 16
 
-// Checkpoint is the state of an interrupted exhaustive exploration: the DFS
-// path of the next schedule to run, and the counts so far. It is plain data
-// (JSON-encodable); the scenario is not part of it.
+// Checkpoint is the state of an interrupted exhaustive exploration: the
+// job's shard, and for each piece it is cut into, the DFS path of the next
+// schedule to run and the totals so far. It is plain data (JSON-encodable);
+// the scenario is not part of it, so the caller must resume with the same
+// scenario and options (fgcheck's --checkpoint file records and checks a
+// fingerprint of both).
 type Checkpoint struct {
 	Shard, Shards int
+	Pieces        []PieceState
+}
+
+// PieceState is one piece of a Checkpoint. A piece not started has an empty
+// Path and Started false; a finished one has Done true.
+type PieceState struct {
+	Started, Done bool
 	Path          [][3]int // per choice point: choice, options, options explored
 	Runs          int64
 	Violations    int64
-	Done          bool
+	Points        int64
+	Known         map[string]int64 `json:",omitempty"`
+	Coverage      Coverage
+}
+
+// Runs is the number of schedules the checkpoint has counted.
+func (c *Checkpoint) Runs() int64 {
+	var n int64
+	for i := range c.Pieces {
+		n += c.Pieces[i].Runs
+	}
+	return n
+}
+
+// Violations is the number of failing schedules the checkpoint has counted.
+func (c *Checkpoint) Violations() int64 {
+	var n int64
+	for i := range c.Pieces {
+		n += c.Pieces[i].Violations
+	}
+	return n
+}
+
+// Done reports whether every piece is finished.
+func (c *Checkpoint) Done() bool {
+	for i := range c.Pieces {
+		if !c.Pieces[i].Done {
+			return false
+		}
+	}
+	return len(c.Pieces) > 0
+}
+
+func (c *Checkpoint) clone() *Checkpoint {
+	out := &Checkpoint{Shard: c.Shard, Shards: c.Shards, Pieces: make([]PieceState, len(c.Pieces))}
+	for i, p := range c.Pieces {
+		p.Path = append([][3]int(nil), p.Path...)
+		if p.Known != nil {
+			k := make(map[string]int64, len(p.Known))
+			for n, v := range p.Known {
+				k[n] = v
+			}
+			p.Known = k
+		}
+		out.Pieces[i] = p
+	}
+	return out
 }
 
 // Summary is the outcome of an exploration.
@@ -130,30 +245,59 @@ func (s *Summary) add(o *Summary) {
 	s.Complete = s.Complete && o.Complete
 }
 
+// explorer is the state one Explore call shares between its workers.
+type explorer struct {
+	sc     *Scenario
+	opt    ExploreOptions
+	shards int // the job's shard count (1: unsharded)
+	pieces int // pieces of the job's shard
+
+	mu   sync.Mutex // guards stop, cp and the OnViolation/Checkpoint calls
+	stop bool       // a violation with StopAtFirst
+	cp   *Checkpoint
+	runs atomic.Int64 // schedules counted, for MaxRuns
+}
+
 // Explore runs the exhaustive DFS over sc within sc.Bound and reports the
 // exact number of schedules visited.
 func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 	if err := sc.Validate(); err != nil {
 		return nil, err
 	}
-	shards := opt.Shards
-	if shards <= 0 {
-		shards = 1
+	e := &explorer{sc: sc, opt: opt, shards: opt.Shards}
+	if e.shards <= 0 {
+		e.shards = 1
 	}
 	workers := opt.Workers
 	if workers < 1 {
 		workers = 1
 	}
 	// The job's shard is cut into workers*subShards pieces (one piece with
-	// one worker and no checkpointing); workers pull pieces in order.
-	pieces := workers * subShards
-	if workers == 1 || opt.Checkpoint != nil || opt.Resume != nil {
-		pieces = 1
+	// one worker); workers pull pieces in order. A resumed run keeps the
+	// pieces it was cut into.
+	e.pieces = workers * subShards
+	if workers == 1 {
+		e.pieces = 1
 	}
-	sub := shards * pieces
+	if cp := opt.Resume; cp != nil {
+		if len(cp.Pieces) == 0 || cp.Shard != opt.Shard || cp.Shards != opt.Shards {
+			return nil, fmt.Errorf("harness: checkpoint of shard %d/%d with %d pieces cannot resume shard %d/%d",
+				cp.Shard, cp.Shards, len(cp.Pieces), opt.Shard, opt.Shards)
+		}
+		e.pieces = len(cp.Pieces)
+	}
+	if opt.Checkpoint != nil {
+		e.cp = &Checkpoint{Shard: opt.Shard, Shards: opt.Shards, Pieces: make([]PieceState, e.pieces)}
+		if opt.Resume != nil {
+			e.cp = opt.Resume.clone()
+		}
+	}
+	opt.Progress.setPieces(e.pieces)
+	if opt.Progress != nil {
+		opt.Progress.Runs.Store(0)
+		opt.Progress.Violations.Store(0)
+	}
 	total := &Summary{Complete: true}
-	var mu sync.Mutex
-	var stop bool
 	var wg sync.WaitGroup
 	var firstErr error
 	var next atomic.Int64
@@ -163,72 +307,145 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 			defer wg.Done()
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= pieces {
+				if i >= e.pieces {
 					return
 				}
-				s, err := exploreShard(sc, opt, opt.Shard+i*shards, sub, &mu, &stop)
-				mu.Lock()
+				s, err := e.piece(i)
+				e.mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = err
 				}
 				if s != nil {
 					total.add(s)
 				}
-				st := stop
-				mu.Unlock()
-				if st || err != nil || opt.Stop != nil && opt.Stop.Load() {
-					total.Complete = false
+				st := e.stop
+				e.mu.Unlock()
+				if st || err != nil || opt.Stop != nil && opt.Stop.Load() || e.maxed() {
+					// The pieces not pulled stay as they are in the
+					// checkpoint: not started, or where the resumed run
+					// left them (count what they hold).
+					for {
+						j := int(next.Add(1) - 1)
+						if j >= e.pieces {
+							break
+						}
+						e.mu.Lock()
+						total.add(e.resumed(j))
+						e.mu.Unlock()
+					}
 					return
 				}
 			}
 		}()
 	}
 	wg.Wait()
+	if e.cp != nil {
+		opt.Checkpoint(e.cp.clone())
+	}
 	return total, firstErr
 }
 
-func exploreShard(sc *Scenario, opt ExploreOptions, shard, of int, mu *sync.Mutex, stop *bool) (*Summary, error) {
-	r, err := newRunner(sc)
+// maxed reports whether MaxRuns is reached.
+func (e *explorer) maxed() bool {
+	return e.opt.MaxRuns > 0 && e.runs.Load() >= e.opt.MaxRuns
+}
+
+// resumed is the summary a piece holds in the Resume checkpoint (empty if
+// none), with Complete set when that piece is done.
+func (e *explorer) resumed(i int) *Summary {
+	s := &Summary{Complete: false}
+	if e.opt.Resume == nil {
+		return s
+	}
+	p := e.opt.Resume.Pieces[i]
+	s.Runs, s.Violations, s.Points, s.Coverage, s.Complete = p.Runs, p.Violations, p.Points, p.Coverage, p.Done
+	for k, v := range p.Known {
+		if s.Known == nil {
+			s.Known = map[string]int64{}
+		}
+		s.Known[k] = v
+	}
+	return s
+}
+
+// piece explores piece i of the job's shard (shard Shard+i*shards of
+// shards*pieces) and returns its summary.
+func (e *explorer) piece(i int) (*Summary, error) {
+	opt := e.opt
+	r, err := newRunner(e.sc)
 	if err != nil {
 		return nil, err
 	}
+	shard, of := opt.Shard+i*e.shards, e.shards*e.pieces
 	d := &dfs{shard: shard, of: of, zero: true}
 	s := &Summary{Complete: true}
-	if cp := opt.Resume; cp != nil {
-		if cp.Done {
+	if opt.Resume != nil {
+		p := opt.Resume.Pieces[i]
+		if p.Done {
+			s = e.resumed(i)
+			e.count(s.Runs, s.Violations)
+			opt.Progress.setFrac(i, 1)
 			return s, nil
 		}
-		for _, st := range cp.Path {
+		s = e.resumed(i)
+		s.Complete = true
+		e.count(s.Runs, s.Violations)
+		for _, st := range p.Path {
 			d.path = append(d.path, step{st[0], st[1], st[2]})
 		}
-		s.Runs, s.Violations = cp.Runs, cp.Violations
 	}
 	save := func(done bool) {
-		if opt.Checkpoint == nil {
+		if done {
+			opt.Progress.setFrac(i, 1)
+		} else {
+			opt.Progress.setFrac(i, d.fraction())
+		}
+		if e.cp == nil {
 			return
 		}
-		cp := &Checkpoint{Shard: shard, Shards: of, Runs: s.Runs, Violations: s.Violations, Done: done}
+		p := PieceState{Started: true, Done: done, Runs: s.Runs, Violations: s.Violations, Points: s.Points, Coverage: s.Coverage}
 		for _, st := range d.path {
-			cp.Path = append(cp.Path, [3]int{st.c, st.n, st.lim})
+			p.Path = append(p.Path, [3]int{st.c, st.n, st.lim})
 		}
-		opt.Checkpoint(cp)
+		if done {
+			p.Path = nil
+		}
+		for k, v := range s.Known {
+			if p.Known == nil {
+				p.Known = map[string]int64{}
+			}
+			p.Known[k] = v
+		}
+		e.mu.Lock()
+		e.cp.Pieces[i] = p
+		if !done {
+			opt.Checkpoint(e.cp.clone())
+		}
+		e.mu.Unlock()
 	}
 	every := opt.CheckpointEvery
 	if every <= 0 {
 		every = 10000
 	}
 	ro := opt.RunOptions
-	ro.Coverage = &s.Coverage
 	for {
-		if opt.Stop != nil && opt.Stop.Load() {
+		if opt.Stop != nil && opt.Stop.Load() || e.maxed() {
 			s.Complete = false
 			save(false)
 			return s, nil
+		}
+		// The all-default run is the first of every piece; only shard 0
+		// counts it (and its coverage), so that the pieces partition the
+		// space exactly whatever their number.
+		ro.Coverage = &s.Coverage
+		if of > 1 && shard != 0 && len(d.path) == 0 {
+			ro.Coverage = nil
 		}
 		res := r.run(d, ro)
 		counted := !(of > 1 && len(res.Schedule.Events)+len(res.Schedule.Orders) == 0 && shard != 0)
 		if counted {
 			s.Runs++
+			e.count(1, 0)
 			s.Points += int64(res.Points)
 			for _, k := range res.Known {
 				if s.Known == nil {
@@ -238,47 +455,52 @@ func exploreShard(sc *Scenario, opt ExploreOptions, shard, of int, mu *sync.Mute
 			}
 			if res.Failed() {
 				s.Violations++
+				e.count(0, 1)
 				res.Run = s.Runs
+				e.mu.Lock()
 				if opt.OnViolation != nil {
-					mu.Lock()
 					opt.OnViolation(res)
-					mu.Unlock()
 				}
+				if opt.StopAtFirst {
+					e.stop = true
+				}
+				e.mu.Unlock()
 				if s.First == nil {
 					s.First = res
 				}
-				if opt.StopAtFirst {
-					mu.Lock()
-					*stop = true
-					mu.Unlock()
-				}
 			}
 		}
-		if opt.MaxRuns > 0 && s.Runs >= opt.MaxRuns {
-			if !d.next() {
-				save(true)
-				return s, nil
-			}
-			save(false)
-			s.Complete = false
-			return s, nil
-		}
-		if opt.StopAtFirst {
-			mu.Lock()
-			st := *stop
-			mu.Unlock()
-			if st {
-				s.Complete = false
-				return s, nil
-			}
-		}
-		if !d.next() {
+		more := d.next()
+		if !more {
 			save(true)
 			return s, nil
 		}
-		if s.Runs%every == 0 {
-			save(false) // the path now names the next schedule to run
+		if opt.StopAtFirst {
+			e.mu.Lock()
+			st := e.stop
+			e.mu.Unlock()
+			if st {
+				s.Complete = false
+				save(false) // the path names the next schedule to run
+				return s, nil
+			}
 		}
+		if s.Runs%every == 0 || s.Runs%256 == 0 && opt.Progress != nil {
+			if s.Runs%every == 0 {
+				save(false) // the path now names the next schedule to run
+			} else {
+				opt.Progress.setFrac(i, d.fraction())
+			}
+		}
+	}
+}
+
+// count adds to the shared counters.
+func (e *explorer) count(runs, violations int64) {
+	e.runs.Add(runs)
+	if p := e.opt.Progress; p != nil {
+		p.Runs.Add(runs)
+		p.Violations.Add(violations)
 	}
 }
 
@@ -367,6 +589,11 @@ func Sample(sc *Scenario, seed uint64, n int64, mode string, opt ExploreOptions)
 	if pts < 1 {
 		pts = 1
 	}
+	opt.Progress.setPieces(1)
+	if opt.Progress != nil {
+		opt.Progress.Runs.Store(0)
+		opt.Progress.Violations.Store(0)
+	}
 	total := &Summary{Complete: true}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -401,6 +628,14 @@ func Sample(sc *Scenario, seed uint64, n int64, mode string, opt ExploreOptions)
 				res := r.run(ch, ro)
 				s.Runs++
 				res.Run = i + 1
+				if pr := opt.Progress; pr != nil {
+					if done := pr.Runs.Add(1); done%256 == 0 || done == n {
+						pr.setFrac(0, float64(done)/float64(n))
+					}
+					if res.Failed() {
+						pr.Violations.Add(1)
+					}
+				}
 				for _, k := range res.Known {
 					if s.Known == nil {
 						s.Known = map[string]int64{}

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/fgcheck/fgcheck/fgraph"
 )
@@ -183,8 +186,8 @@ func TestCheckpointResume(t *testing.T) {
 	if err != nil || last == nil {
 		t.Fatalf("no checkpoint: %v", err)
 	}
-	if last.Runs != 25 || part.Complete {
-		t.Fatalf("checkpoint after %d runs (complete %v), want 25", last.Runs, part.Complete)
+	if last.Runs() != 25 || part.Complete {
+		t.Fatalf("checkpoint after %d runs (complete %v), want 25", last.Runs(), part.Complete)
 	}
 	rest, err := Explore(sc, ExploreOptions{Resume: last})
 	if err != nil {
@@ -217,5 +220,144 @@ func TestMPush3Explained(t *testing.T) {
 	tr := strings.Join(res.Trace, "\n")
 	if !strings.Contains(tr, "irq 1 in task0 at push.w2#1") || !strings.Contains(tr, "irq 2 in task0 at push.w3#1") {
 		t.Fatalf("the documented interleaving did not happen:\n%s", tr)
+	}
+}
+
+// TestCheckpointResumeParallel stops explorations part-way (as a SIGINT or
+// a time budget does, through Stop), resumes them from the last checkpoint,
+// possibly with another worker count and more than once, and checks that
+// the totals are those of one uninterrupted run: schedules, violations,
+// known-finding counts, points and coverage.
+func TestCheckpointResumeParallel(t *testing.T) {
+	mut, err := fgraph.LookupMutant("M-enter-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	withMutant := Standard(fgraph.V611)
+	withMutant.Bound.C = 1
+	withMutant.Mutant = mut.Mutant
+	baseline := Standard(fgraph.V611)
+	baseline.Bound.K, baseline.Bound.E = 1, 0
+	cases := []struct {
+		name    string
+		sc      *Scenario
+		workers []int // the worker count of each leg; every leg but the last is stopped
+		stopAt  int64 // each stopped leg runs about this many more schedules
+		shard   [2]int
+		why     string
+	}{
+		{"one worker", baseline, []int{1, 1}, 3000, [2]int{}, "the single-piece path of a long run"},
+		{"two then one", baseline, []int{2, 1}, 2500, [2]int{}, "a resumed run keeps the pieces it was cut into, whatever the workers now"},
+		{"three legs", withMutant, []int{2, 2, 2}, 120, [2]int{}, "violations and known findings counted across legs"},
+		{"one then two, sharded", baseline, []int{1, 2}, 1000, [2]int{1, 3}, "a CI shard checkpoints and resumes its own part"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			base := ExploreOptions{Shard: tc.shard[0], Shards: tc.shard[1]}
+			whole, err := Explore(tc.sc, ExploreOptions{Shard: base.Shard, Shards: base.Shards, Workers: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var last *Checkpoint
+			var got *Summary
+			for leg, w := range tc.workers {
+				var stop atomic.Bool
+				opt := base
+				opt.Workers, opt.Resume, opt.CheckpointEvery = w, last, 50
+				from := int64(0)
+				if last != nil {
+					from = last.Runs()
+				}
+				stopped := leg < len(tc.workers)-1
+				opt.Checkpoint = func(c *Checkpoint) {
+					last = c
+					if stopped && c.Runs() >= from+tc.stopAt {
+						stop.Store(true)
+					}
+				}
+				opt.Stop = &stop
+				got, err = Explore(tc.sc, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if stopped && (got.Complete || last.Done()) {
+					t.Fatalf("leg %d (%s) was not stopped: %d schedules of %d", leg, tc.why, got.Runs, whole.Runs)
+				}
+				if got.Runs != last.Runs() || got.Violations != last.Violations() {
+					t.Fatalf("leg %d: summary %d/%d, checkpoint %d/%d", leg, got.Runs, got.Violations, last.Runs(), last.Violations())
+				}
+			}
+			if !got.Complete || !last.Done() {
+				t.Fatalf("last leg incomplete (%s)", tc.why)
+			}
+			if got.Runs != whole.Runs || got.Violations != whole.Violations || got.Points != whole.Points {
+				t.Errorf("resumed totals %d schedules, %d violations, %d points; uninterrupted %d, %d, %d (%s)",
+					got.Runs, got.Violations, got.Points, whole.Runs, whole.Violations, whole.Points, tc.why)
+			}
+			if diff := cmp.Diff(whole.Known, got.Known); diff != "" {
+				t.Errorf("known-finding counts differ (-whole +resumed):\n%s", diff)
+			}
+			if got.Coverage != whole.Coverage {
+				t.Errorf("coverage differs after resume (%s)", tc.why)
+			}
+		})
+	}
+}
+
+// TestExploreMaxRunsIsGlobal: MaxRuns caps the schedules of all workers
+// together, not of each piece.
+func TestExploreMaxRunsIsGlobal(t *testing.T) {
+	sc := Standard(fgraph.V611)
+	sc.Bound.K, sc.Bound.E = 1, 0
+	s, err := Explore(sc, ExploreOptions{Workers: 2, MaxRuns: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each worker may finish the run it is in: at most one more per worker.
+	if s.Runs < 500 || s.Runs > 502 || s.Complete {
+		t.Errorf("MaxRuns 500 with 2 workers ran %d schedules (complete %v)", s.Runs, s.Complete)
+	}
+}
+
+// TestProgress: the live counters end at the summary's totals and the
+// explored fraction at 1.
+func TestProgress(t *testing.T) {
+	sc := Standard(fgraph.V611)
+	sc.Bound.C = 1
+	var p Progress
+	s, err := Explore(sc, ExploreOptions{Workers: 2, Progress: &p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Runs.Load() != s.Runs || p.Fraction() != 1 {
+		t.Errorf("progress %d schedules, fraction %v; summary %d", p.Runs.Load(), p.Fraction(), s.Runs)
+	}
+	var q Progress
+	if _, err := Sample(sc, 1, 300, "random", ExploreOptions{Workers: 2, Progress: &q}); err != nil {
+		t.Fatal(err)
+	}
+	if q.Runs.Load() != 300 || q.Fraction() != 1 {
+		t.Errorf("sample progress %d runs, fraction %v; want 300 and 1", q.Runs.Load(), q.Fraction())
+	}
+}
+
+// TestDFSFraction: the path's fraction grows with every step of the DFS.
+func TestDFSFraction(t *testing.T) {
+	r, err := newRunner(small(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &dfs{zero: true}
+	prev := -1.0
+	for n := 0; ; n++ {
+		r.run(d, RunOptions{})
+		f := d.fraction()
+		if f <= prev || f >= 1 {
+			t.Fatalf("run %d: fraction %v after %v", n, f, prev)
+		}
+		prev = f
+		if !d.next() {
+			break
+		}
 	}
 }
