@@ -1,0 +1,277 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// shardsOf returns the n summaries of a clean sharded run of variant that
+// add up to its pin: the schedules split unevenly (shard 0 takes the
+// remainder), the known findings spread over the shards.
+func shardsOf(variant string, n int) []Shard {
+	pin := Pins[variant]
+	var out []Shard
+	for i := 0; i < n; i++ {
+		runs := pin.Schedules / int64(n)
+		if i == 0 {
+			runs += pin.Schedules % int64(n)
+		}
+		var known []string
+		for j, k := range pin.Known {
+			if j%n == i || j == 0 {
+				known = append(known, k)
+			}
+		}
+		out = append(out, Shard{
+			Path: FileName(variant, i, n), Variant: variant, I: i, N: n,
+			Summary: Summary{
+				Variant: ptr(variant), Mutant: ptr(""), Bound: ptr("K=2 D=2 R=1 E=1 C=2"),
+				Schedules: ptr(runs), Violations: ptr(int64(0)), Known: known, Seconds: 0.5,
+			},
+		})
+	}
+	return out
+}
+
+// clean is a passing CI run: every pinned variant in 4 shards.
+func clean() []Shard {
+	var all []Shard
+	for _, v := range []string{"latest", "v6.11", "seed"} {
+		all = append(all, shardsOf(v, 4)...)
+	}
+	return all
+}
+
+// edit returns clean() with f applied to the shard of variant and index i.
+func edit(variant string, i int, f func(*Shard)) []Shard {
+	all := clean()
+	for k := range all {
+		if all[k].Variant == variant && all[k].I == i {
+			f(&all[k])
+		}
+	}
+	return all
+}
+
+func without(all []Shard, drop func(Shard) bool) []Shard {
+	return slices.DeleteFunc(all, drop)
+}
+
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		name   string
+		shards []Shard
+		wantN  int
+		want   []string // a substring of each problem, in order; none: the check passes
+		reason string
+	}{
+		{
+			name: "clean", shards: clean(), wantN: 4,
+			reason: "every variant's 4 shards add up to its pin with no violation and the pinned known findings",
+		},
+		{
+			name: "uneven split", wantN: 4,
+			shards: edit("latest", 1, func(s *Shard) { *s.Schedules += 100 }),
+			want:   []string{"variant latest: the 4 shards explored 56866 schedules in all, pinned 56766 (+100)"},
+			reason: "the sum is what is pinned: one shard counting 100 extra schedules breaks it",
+		},
+		{
+			name: "total short by one", wantN: 4,
+			shards: edit("v6.11", 3, func(s *Shard) { *s.Schedules-- }),
+			want:   []string{"variant v6.11: the 4 shards explored 110764 schedules in all, pinned 110765 (-1)"},
+			reason: "a single lost schedule (the shards not partitioning the space) must fail",
+		},
+		{
+			name: "same total, other split", wantN: 4,
+			shards: func() []Shard {
+				all := edit("seed", 0, func(s *Shard) { *s.Schedules -= 7 })
+				all[len(all)-1].Summary.Schedules = ptr(*all[len(all)-1].Schedules + 7)
+				return all
+			}(),
+			reason: "how the schedules fall between the shards is not pinned, only their sum",
+		},
+		{
+			name: "missing shard", wantN: 4,
+			shards: without(clean(), func(s Shard) bool { return s.Variant == "latest" && s.I == 3 }),
+			want:   []string{"variant latest: shard 3/4 missing"},
+			reason: "a shard job that uploaded nothing (it crashed or was cancelled) must fail, and the total is then not compared",
+		},
+		{
+			name: "duplicate shard", wantN: 4,
+			shards: func() []Shard {
+				all := clean()
+				dup := all[1]
+				dup.Path = "rerun/" + dup.Path
+				return append(all, dup)
+			}(),
+			want:   []string{"variant latest: shard 1/4 summarized 2 times (explore-latest-1-of-4.json, rerun/explore-latest-1-of-4.json)"},
+			reason: "a shard counted twice would inflate the total; it is named instead of summed",
+		},
+		{
+			name: "violation", wantN: 4,
+			shards: edit("seed", 2, func(s *Shard) {
+				s.Violations = ptr(int64(3))
+				s.FirstViolation = &Violation{Oracle: "unwinder", Message: "task0 at push.w3: word 3 (at task0)"}
+			}),
+			want:   []string{"variant seed shard 2/4: 3 violations; first: unwinder: task0 at push.w3: word 3 (at task0) (explore-seed-2-of-4.json)"},
+			reason: "any violation in any shard fails the merge, naming the shard and the first violation",
+		},
+		{
+			name: "variant not run", wantN: 4,
+			shards: without(clean(), func(s Shard) bool { return s.Variant == "v6.11" }),
+			want:   []string{"variant v6.11: no shard summaries"},
+			reason: "a pinned variant whose whole column of the matrix is gone must fail",
+		},
+		{
+			name: "unpinned variant", wantN: 4,
+			shards: append(clean(), Shard{Path: FileName("v7", 0, 1), Variant: "v7", I: 0, N: 1, Summary: shardsOf("latest", 1)[0].Summary}),
+			want: []string{
+				"explore-v7-0-of-1.json: named for variant v7 but holds a summary of variant latest",
+				"variant v7: no pinned std total (pinned: latest, seed, v6.11)",
+				"variant v7: sharded 1 ways, want 4",
+			},
+			reason: "a summary the pins cannot check must not pass silently",
+		},
+		{
+			name: "shards disagree on n", wantN: 0,
+			shards: edit("latest", 1, func(s *Shard) { s.N = 2; s.Path = FileName("latest", 1, 2) }),
+			want:   []string{"variant latest: shards disagree on n: [2 4]"},
+			reason: "shards of different splits do not partition the space together",
+		},
+		{
+			name: "wrong n", wantN: 4,
+			shards: append(without(clean(), func(s Shard) bool { return s.Variant == "seed" }), shardsOf("seed", 2)...),
+			want:   []string{"variant seed: sharded 2 ways, want 4"},
+			reason: "-n pins the split the workflow's matrix uses",
+		},
+		{
+			name: "mutant", wantN: 4,
+			shards: edit("latest", 0, func(s *Shard) { s.Mutant = ptr("M-push-3") }),
+			want:   []string{"explore-latest-0-of-4.json: explored with mutant M-push-3"},
+			reason: "the pins are for the baseline; a mutant run's count means nothing against them",
+		},
+		{
+			name: "bound differs", wantN: 4,
+			shards: edit("v6.11", 2, func(s *Shard) { s.Bound = ptr("K=1 D=2 R=1 E=1 C=2") }),
+			want:   []string{`variant v6.11: shards explored different bounds: ["K=1 D=2 R=1 E=1 C=2" "K=2 D=2 R=1 E=1 C=2"]`},
+			reason: "shards of different bounds are pieces of different spaces",
+		},
+		{
+			name: "known finding lost", wantN: 4,
+			shards: func() []Shard {
+				all := clean()
+				for k := range all {
+					if all[k].Variant == "latest" {
+						all[k].Known = slices.DeleteFunc(slices.Clone(all[k].Known), func(s string) bool { return s == "reserve-reorder" })
+					}
+				}
+				return all
+			}(),
+			want:   []string{`variant latest: the shards hit the known findings ["F1-bit0" "inflight-ret-addr" "reserve-window"], pinned ["F1-bit0" "inflight-ret-addr" "reserve-reorder" "reserve-window"]`},
+			reason: "the union of the shards' known findings must be the unsharded run's",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.reason == "" {
+				t.Fatal("every case needs a reason")
+			}
+			r := Check(tt.shards, Pins, tt.wantN)
+			ok := len(r.Problems) == len(tt.want)
+			for i := 0; ok && i < len(tt.want); i++ {
+				ok = strings.Contains(r.Problems[i], tt.want[i])
+			}
+			if !ok {
+				t.Errorf("problems:\n  %s\nwant (substrings):\n  %s\nreason: %s", strings.Join(r.Problems, "\n  "), strings.Join(tt.want, "\n  "), tt.reason)
+			}
+		})
+	}
+}
+
+// write writes the summary files of shards (as fgcheck prints them) to dir.
+func write(t *testing.T, dir string, shards []Shard) {
+	t.Helper()
+	for _, s := range shards {
+		known := `"` + strings.Join(s.Known, `","`) + `"`
+		if len(s.Known) == 0 {
+			known = ""
+		}
+		body := fmt.Sprintf(`{"variant":%q,"mutant":%q,"bound":%q,"schedules":%d,"violations":%d,"known":[%s],"seconds":%g,"first_violation":null}`+"\n",
+			*s.Summary.Variant, *s.Mutant, *s.Bound, *s.Schedules, *s.Violations, known, s.Seconds)
+		if err := os.WriteFile(filepath.Join(dir, s.Path), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestRun(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, clean())
+	md := filepath.Join(t.TempDir(), "summary.md")
+	var out, errb bytes.Buffer
+	if rc := run([]string{"-n", "4", "-summary", md, dir}, &out, &errb); rc != 0 {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", rc, &out, &errb)
+	}
+	for _, want := range []string{"latest      4/4      56766      56766", "v6.11       4/4     110765     110765", "seed        4/4      79784      79784", "ok: "} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, &out)
+		}
+	}
+	b, err := os.ReadFile(md)
+	if err != nil || !strings.Contains(string(b), "| latest | 4/4 | 56766 | 56766 | 0 |") || !strings.Contains(string(b), "All checks passed.") {
+		t.Errorf("-summary wrote (err %v):\n%s", err, b)
+	}
+
+	// A failing check exits 1 and names the problem.
+	if err := os.Remove(filepath.Join(dir, FileName("seed", 2, 4))); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if rc := run([]string{"-n", "4", dir}, &out, &errb); rc != 1 || !strings.Contains(out.String(), "FAIL: variant seed: shard 2/4 missing") {
+		t.Errorf("with seed 2/4 removed: exit %d, want 1 naming the shard\n%s", rc, &out)
+	}
+}
+
+func TestRunMisuse(t *testing.T) {
+	good := t.TempDir()
+	write(t, good, clean())
+	tests := []struct {
+		name   string
+		files  map[string]string // written to a fresh directory, which is the argument
+		args   []string          // instead, when files is nil
+		want   string
+		reason string
+	}{
+		{name: "no arguments", args: []string{}, want: "usage: shardsum", reason: "nothing to check is misuse, not a pass"},
+		{name: "empty directory", files: map[string]string{}, want: "no shard summaries", reason: "an empty download must not pass as zero problems"},
+		{name: "misnamed file", files: map[string]string{"explore-latest-4-of-4.json": "{}"}, want: "is not one of 0..n-1", reason: "shard 4 of 4 does not exist"},
+		{name: "not JSON", files: map[string]string{"explore-latest-0-of-1.json": "schedules: 56766\n"}, want: "invalid character", reason: "a text summary (explore without --json) must be rejected"},
+		{name: "missing keys", files: map[string]string{"explore-latest-0-of-1.json": `{"variant":"latest","bound":"K=2","mutant":""}`}, want: "no schedules, violations", reason: "a summary without its counts cannot be summed"},
+		{name: "missing path", args: []string{filepath.Join(good, "nope")}, want: "no such file", reason: "a wrong download path is misuse"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := tt.args
+			if tt.files != nil {
+				dir := t.TempDir()
+				for name, body := range tt.files {
+					if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				args = []string{dir}
+			}
+			var out, errb bytes.Buffer
+			if rc := run(args, &out, &errb); rc != 2 || !strings.Contains(errb.String(), tt.want) {
+				t.Errorf("exit %d, want 2 with %q on stderr\nstderr:\n%s\nreason: %s", rc, tt.want, &errb, tt.reason)
+			}
+		})
+	}
+}
