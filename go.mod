@@ -1,9 +1,18 @@
 module github.com/fgcheck/fgcheck
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/google/go-cmp v0.7.0
 	github.com/leanovate/gopter v0.2.11
 	pgregory.net/rapid v1.3.0
+)
+
+require (
+	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
+	github.com/rivo/uniseg v0.4.7 // indirect
+	github.com/schollz/progressbar/v3 v3.19.1 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/term v0.48.0 // indirect
+	gopkg.in/yaml.v3 v3.0.1 // indirect
 )

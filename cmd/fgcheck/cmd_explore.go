@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/fgcheck/fgcheck/harness"
@@ -13,14 +14,20 @@ func init() {
 }
 
 const exploreUsage = `fgcheck explore [--variant latest|v6.11|seed] [--scenario std|peer-spin|FILE]
-       [--mutant NAME] [--fix LIST] [--bound K=2,D=2,R=1,E=1,C=2] [--alias] [--stores-only]
-       [--strict] [--workers N] [--shard i/n] [--max-runs N] [--keep-going]
-       [--out DIR] [--max-files N] [--json] [--coverage]
+       [--mutant NAME] [--fix LIST] [--bound K=2,D=2,R=1,E=1,C=2] [-K N] [-D N] [-R N] [-E N] [-C N]
+       [--alias] [--stores-only] [--strict] [--workers N] [--shard i/n] [--max-runs N]
+       [--time DURATION] [--checkpoint FILE] [--keep-going] [--out DIR] [--max-files N]
+       [--json] [--coverage] [--progress auto|on|off]
 
 Explores every schedule of the scenario within its bound and prints a
 summary. Exit 0: no violation (known findings allowed); 1: a violation
-(every failing schedule is saved under --out); 2: misuse, including a std
-exploration that completed without interrupting every required site.`
+(every failing schedule is saved under --out before anything else); 2:
+misuse, including a std exploration that completed without interrupting
+every required site. SIGINT or SIGTERM stops between two schedules, saves
+the --checkpoint and prints the partial totals (exit 130 or 143; a second
+signal quits at once). With --checkpoint, running the same command again
+resumes where the last one stopped and ends with the same totals as one
+uninterrupted run.`
 
 func runExplore(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("explore", stderr, exploreUsage)
@@ -29,7 +36,9 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	sf.register(fs)
 	hf.register(fs)
 	shard := fs.String("shard", "", "explore only shard `i/n` of the space (0 <= i < n; the n shards partition it)")
-	maxRuns := fs.Int64("max-runs", 0, "stop after `N` schedules (0: no limit)")
+	maxRuns := fs.Int64("max-runs", 0, "stop after `N` schedules in all (0: no limit)")
+	ckpt := fs.String("checkpoint", "", "save the explorer's state to `FILE` (atomically) and resume from it when it exists")
+	every := fs.Int64("checkpoint-every", 10000, "with --checkpoint, save every `N` schedules of a piece (and whenever the run stops)")
 	pos, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -43,6 +52,9 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	if *maxRuns < 0 {
 		return misuse(stderr, "explore", "--max-runs %d: want 0 (no limit) or more", *maxRuns)
 	}
+	if *every < 1 {
+		return misuse(stderr, "explore", "--checkpoint-every %d: want 1 or more", *every)
+	}
 	var si, sn int
 	if *shard != "" {
 		var err error
@@ -54,27 +66,37 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return misuse(stderr, "explore", "%v", err)
 	}
+	progress, err := wantProgress(hf.progress, stderr)
+	if err != nil {
+		return misuse(stderr, "explore", "%v", err)
+	}
+
+	argv := append([]string{"explore"}, args...)
+	var cf *checkpointFile
+	if *ckpt != "" {
+		text := scenarioText(sc)
+		want := &checkpointFile{Format: checkpointFormat, Tool: version, Scenario: text, Strict: hf.strict,
+			Command: commandLine(argv), Fingerprint: fingerprint(text, hf.strict, si, sn)}
+		old, err := loadCheckpoint(*ckpt, want)
+		if err != nil {
+			return misuse(stderr, "explore", "%v", err)
+		}
+		if old != nil {
+			want.State, want.Seconds, want.Failing = old.State, old.Seconds, old.Failing
+		}
+		cf = want
+	}
 
 	workers := hf.nworkers()
 	engine := "exhaustive DFS"
 	if sn > 0 {
 		engine += fmt.Sprintf(", shard %d/%d", si, sn)
 	}
-	h := &hunt{cmd: "explore", argv: append([]string{"explore"}, args...), engine: engine, sc: sc,
+	h := &hunt{cmd: "explore", argv: argv, engine: engine, sc: sc,
 		strict: hf.strict, out: hf.out, maxFiles: hf.maxFiles, stderr: stderr, start: time.Now()}
 	o := &outcome{cmd: "explore", sc: sc, h: h, workers: workers, engine: engine,
-		std: sf.scenario == "std", sharded: sn > 1, coverage: hf.coverage}
-	stop := h.watchInterrupt(func(failing int64, files []string) {
-		fmt.Fprintf(stderr, "\nfgcheck explore: interrupted after %.2f s (schedule count unknown: harness.Explore reports only at the end)\n", time.Since(h.start).Seconds())
-		fmt.Fprintf(stderr, "failing schedules so far: %d\n", failing)
-		for _, p := range files {
-			fmt.Fprintf(stderr, "  %s\n", p)
-		}
-	})
-	defer stop()
-
-	start := time.Now()
-	sum, err := harness.Explore(sc, harness.ExploreOptions{
+		std: sf.scenario == "std", sharded: sn > 1, coverage: hf.coverage, resumed: -1}
+	opt := harness.ExploreOptions{
 		RunOptions:  harness.RunOptions{Strict: hf.strict},
 		Workers:     workers,
 		Shard:       si,
@@ -82,11 +104,59 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		MaxRuns:     *maxRuns,
 		StopAtFirst: !hf.keepGoing,
 		OnViolation: h.onViolation,
+		Stop:        new(atomic.Bool),
+		Progress:    new(harness.Progress),
+	}
+	var saveErr error
+	if cf != nil {
+		if cf.State != nil {
+			opt.Resume = cf.State
+			o.resumed, o.earlier = cf.State.Runs(), cf.Seconds
+			h.failing = cf.Failing
+		}
+		opt.CheckpointEvery = *every
+		legStart := time.Now()
+		earlier := cf.Seconds
+		opt.Checkpoint = func(c *harness.Checkpoint) {
+			// Failing schedules are numbered on from those the state has
+			// counted: a resumed run re-finds any found after it.
+			cf.State, cf.Failing, cf.Seconds = c, c.Violations(), earlier+time.Since(legStart).Seconds()
+			if err := cf.save(*ckpt); err != nil && saveErr == nil {
+				saveErr = err
+				fmt.Fprintf(stderr, "fgcheck explore: cannot save the checkpoint: %v\n", err)
+			}
+		}
+	}
+	budget := hf.startBudget(opt.Stop)
+	defer budget.stop()
+	stop := h.watchInterrupt(opt.Stop, func(failing int64, files []string) {
+		fmt.Fprintf(stderr, "\nfgcheck explore: interrupted after %.2f s, %d schedules\n", time.Since(h.start).Seconds(), opt.Progress.Runs.Load())
+		fmt.Fprintf(stderr, "failing schedules so far: %d\n", failing)
+		for _, p := range files {
+			fmt.Fprintf(stderr, "  %s\n", p)
+		}
 	})
+	defer stop()
+	var line *progressLine
+	if progress {
+		line = startProgress(stderr, opt.Progress, *maxRuns, max(o.resumed, 0))
+	}
+
+	start := time.Now()
+	sum, err := harness.Explore(sc, opt)
 	o.seconds = time.Since(start).Seconds()
+	line.stop()
 	if err != nil {
 		return misuse(stderr, "explore", "%v", err)
 	}
 	o.sum = sum
-	return o.report(stdout, stderr, hf.json)
+	o.stopped = o.stopReason(budget.fired, hf.budget.String(), *maxRuns)
+	code = o.report(stdout, stderr, hf.json)
+	if saveErr != nil && code == exitClean {
+		code = exitMisuse
+	}
+	if cf != nil && !sum.Complete && saveErr == nil {
+		fmt.Fprintf(stderr, "fgcheck explore: state saved in %s after %d schedules: run the same command again to resume\n", *ckpt, sum.Runs)
+	}
+	return code
 }

@@ -16,7 +16,7 @@ func init() {
 	})
 }
 
-const minimizeUsage = `fgcheck minimize FILE [-o OUT] [--strict] [--known NAME]
+const minimizeUsage = `fgcheck minimize FILE [-o OUT] [--strict] [--known NAME] [--json]
 
 Replays FILE, takes the oracle of its first violation as the target, and
 shrinks the file (harness.Minimize): fewer events, shallower nesting, fewer
@@ -30,16 +30,18 @@ It is written atomically to OUT, or to stdout without -o.
 --known NAME minimizes a run in which the named known finding shows, alone,
 in a non-strict replay.
 
-Exit status: 0 when the file was minimized; 2 on misuse, including a FILE
-that is malformed or does not fail.
+--json prints one object (the sizes before and after, the search, and the
+minimized file's text unless -o wrote it) instead of the file.
 
-Flags:`
+Exit status: 0 when the file was minimized; 2 on misuse, including a FILE
+that is malformed or does not fail.`
 
 func runMinimize(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("minimize", stderr, minimizeUsage)
 	out := fs.String("o", "", "write the minimized file to `OUT` (atomically) instead of stdout")
 	strict := fs.Bool("strict", false, "replay with every known-finding allowance off")
 	known := fs.String("known", "", "minimize the known finding `NAME` (non-strict) instead of a violation")
+	asJSON := fs.Bool("json", false, "print a JSON report instead of the minimized file")
 	pos, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -91,10 +93,21 @@ func runMinimize(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fgcheck minimize: note: %s expected a %s violation; its replay fails with %s, which is kept\n", path, f.Expect.Oracle, st.Oracle)
 	}
 	text := small.Format()
-	if *out == "" {
+	if *out != "" {
+		if err := writeFileAtomic(*out, text, 0o644); err != nil {
+			return misuse(stderr, "minimize", "-o: %v", err)
+		}
+	}
+	switch {
+	case *asJSON:
+		js := jsonMinimize{File: path, Out: *out, Oracle: st.Oracle, Message: oneLine(st.Msg), Known: *known, Strict: *strict,
+			Before: st.Before, After: st.After, Replays: st.Replays, Accepted: st.Accepted, Minimal: st.Minimal}
+		if *out == "" {
+			js.Text = string(text)
+		}
+		writeJSON(stdout, js)
+	case *out == "":
 		stdout.Write(text)
-	} else if err := writeFileAtomic(*out, text, 0o644); err != nil {
-		return misuse(stderr, "minimize", "-o: %v", err)
 	}
 	fmt.Fprintf(stderr, "[minimize] %s: %s; %d -> %d schedule lines, %d -> %d ops (%d replays)\n",
 		path, st.Oracle, st.Before.Lines(), st.After.Lines(), st.Before.Ops, st.After.Ops, st.Replays)
@@ -107,4 +120,20 @@ func minimalWord(b bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+// jsonMinimize is minimize's --json output.
+type jsonMinimize struct {
+	File     string           `json:"file"`
+	Out      string           `json:"out"` // "" when the text is in "text"
+	Oracle   string           `json:"oracle"`
+	Message  string           `json:"message"`
+	Known    string           `json:"known"`
+	Strict   bool             `json:"strict"`
+	Before   harness.FileSize `json:"before"`
+	After    harness.FileSize `json:"after"`
+	Replays  int              `json:"replays"`
+	Accepted int              `json:"accepted"`
+	Minimal  bool             `json:"minimal"`
+	Text     string           `json:"text,omitempty"`
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/fgcheck/fgcheck/harness"
@@ -16,12 +17,15 @@ func init() {
 const randomUsage = `fgcheck random [--mode random|pct] [--seed S] [--runs N]
        [--variant latest|v6.11|seed] [--scenario std|peer-spin|FILE] [--mutant NAME]
        [--fix LIST] [--bound K=2,D=2,R=1,E=1,C=2] [--alias] [--stores-only] [--strict]
-       [--workers N] [--keep-going] [--out DIR] [--max-files N] [--json] [--coverage]
+       [-K N] [-D N] [-R N] [-E N] [-C N] [--workers N] [--time DURATION] [--keep-going]
+       [--out DIR] [--max-files N] [--json] [--coverage] [--progress auto|on|off]
 
 Runs N seeded random (or PCT) schedules of the scenario within its bound.
 Worker w uses seed S+w, so a run is reproducible for a given --workers.
 Exit 0: no violation (known findings allowed); 1: a violation (every
-failing schedule is saved under --out); 2: misuse.`
+failing schedule is saved under --out); 2: misuse. SIGINT or SIGTERM
+stops between two schedules and prints the partial totals (exit 130 or
+143; a second signal quits at once).`
 
 func runRandom(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("random", stderr, randomUsage)
@@ -56,6 +60,10 @@ func runRandom(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return misuse(stderr, "random", "%v", err)
 	}
+	progress, err := wantProgress(hf.progress, stderr)
+	if err != nil {
+		return misuse(stderr, "random", "%v", err)
+	}
 
 	workers := hf.nworkers()
 	engine := fmt.Sprintf("%s, seed %#x", *mode, seed)
@@ -67,8 +75,12 @@ func runRandom(args []string, stdout, stderr io.Writer) int {
 	}
 	h := &hunt{cmd: "random", argv: append([]string{"random"}, args...), engine: engine, sc: sc,
 		strict: hf.strict, out: hf.out, maxFiles: hf.maxFiles, stderr: stderr, start: time.Now()}
-	o := &outcome{cmd: "random", sc: sc, h: h, workers: workers, engine: engine, coverage: hf.coverage}
-	stop := h.watchInterrupt(func(failing int64, files []string) {
+	o := &outcome{cmd: "random", sc: sc, h: h, workers: workers, engine: engine, coverage: hf.coverage, resumed: -1}
+	halt := new(atomic.Bool)
+	pr := new(harness.Progress)
+	budget := hf.startBudget(halt)
+	defer budget.stop()
+	stop := h.watchInterrupt(halt, func(failing int64, files []string) {
 		fmt.Fprintf(stderr, "\nfgcheck random: interrupted after %.2f s\n", time.Since(h.start).Seconds())
 		fmt.Fprintf(stderr, "failing schedules so far: %d\n", failing)
 		for _, p := range files {
@@ -77,17 +89,28 @@ func runRandom(args []string, stdout, stderr io.Writer) int {
 	})
 	defer stop()
 
+	var line *progressLine
+	if progress {
+		line = startProgress(stderr, pr, *runs, 0)
+	}
+
 	start := time.Now()
 	sum, err := harness.Sample(sc, seed, *runs, *mode, harness.ExploreOptions{
 		RunOptions:  harness.RunOptions{Strict: hf.strict},
 		Workers:     workers,
 		StopAtFirst: !hf.keepGoing,
 		OnViolation: h.onViolation,
+		Stop:        halt,
+		Progress:    pr,
 	})
 	o.seconds = time.Since(start).Seconds()
+	line.stop()
 	if err != nil {
 		return misuse(stderr, "random", "%v", err)
 	}
 	o.sum = sum
+	if sum.Runs < *runs {
+		o.stopped = o.stopReason(budget.fired, hf.budget.String(), 0)
+	}
 	return o.report(stdout, stderr, hf.json)
 }

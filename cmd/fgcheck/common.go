@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -39,7 +40,8 @@ func init() {
 }
 
 func runVersion(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("version", stderr, "fgcheck version")
+	fs := newFlagSet("version", stderr, "fgcheck version [--json]\n\nPrints the tool version, the schedule format version, and the Go version\nand platform.")
+	asJSON := fs.Bool("json", false, "print the versions as one JSON object")
 	pos, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -50,6 +52,11 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 	mod := ""
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		mod = " module " + bi.Main.Version
+	}
+	if *asJSON {
+		writeJSON(stdout, map[string]string{"tool": version, "module": strings.TrimPrefix(mod, " module "),
+			"schedule_format": "v1", "checkpoint_format": checkpointFormat, "go": runtime.Version(), "platform": runtime.GOOS + "/" + runtime.GOARCH})
+		return exitClean
 	}
 	fmt.Fprintf(stdout, "fgcheck %s%s (schedule format v1, %s %s/%s)\n", version, mod, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return exitClean
@@ -67,8 +74,14 @@ func newFlagSet(name string, stderr io.Writer, usage string) *flag.FlagSet {
 	fs := flag.NewFlagSet("fgcheck "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: %s\n", usage)
+		fmt.Fprintf(stderr, "usage: %s\n\nFlags:\n", usage)
 		fs.PrintDefaults()
+		if ex := examples[name]; len(ex) > 0 {
+			fmt.Fprintf(stderr, "\nExamples:\n")
+			for _, e := range ex {
+				fmt.Fprintf(stderr, "  %s\n", e)
+			}
+		}
 	}
 	return fs
 }
@@ -113,6 +126,18 @@ type scenarioFlags struct {
 	bound      string
 	alias      bool
 	storesOnly bool
+	keys       [5]int // -K -D -R -E -C: bound keys one at a time (-1: not given)
+}
+
+// boundKeys are the bound's keys, in the order of scenarioFlags.keys.
+var boundKeys = [5]string{"K", "D", "R", "E", "C"}
+
+var boundKeyHelp = [5]string{
+	"interrupts per run, at most 16",
+	"nesting depth (IRQ, NMI, ...), at most 6",
+	"regions run in a non-program order",
+	"remote-CPU events per run",
+	"cap on non-default choices per run (0: no cap)",
 }
 
 func (s *scenarioFlags) register(fs *flag.FlagSet) {
@@ -123,6 +148,9 @@ func (s *scenarioFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.bound, "bound", "", "bound `overrides`, e.g. K=2,D=2,R=1,E=1,C=2 (keys not named keep the scenario's value; C=0: no cap)")
 	fs.BoolVar(&s.alias, "alias", false, "model GCC's -fno-strict-aliasing knowledge (stores through ret_stack keep their order against task fields)")
 	fs.BoolVar(&s.storesOnly, "stores-only", false, "deliver interrupts only at store commits")
+	for i, k := range boundKeys {
+		fs.IntVar(&s.keys[i], k, -1, fmt.Sprintf("`N` %s (the same as --bound %s=N)", boundKeyHelp[i], k))
+	}
 }
 
 // build returns the scenario the flags select. Every error is misuse.
@@ -166,9 +194,21 @@ func (s *scenarioFlags) build(fs *flag.FlagSet) (*harness.Scenario, error) {
 		}
 		sc.Fixes = fx
 	}
-	if s.bound != "" {
-		b, err := parseBound(sc.Bound, s.bound)
+	var one []string
+	for i, k := range boundKeys {
+		if set[k] {
+			if strings.Contains(s.bound, k+"=") {
+				return nil, fmt.Errorf("-%s and --bound %s=... both given: keep one", k, k)
+			}
+			one = append(one, fmt.Sprintf("%s=%d", k, s.keys[i]))
+		}
+	}
+	if s.bound != "" || len(one) > 0 {
+		b, err := parseBound(sc.Bound, strings.Join(append([]string{s.bound}, one...), ","))
 		if err != nil {
+			if len(one) > 0 {
+				err = errors.New(strings.Replace(err.Error(), "--bound: ", "", 1))
+			}
 			return nil, err
 		}
 		sc.Bound = b
@@ -252,6 +292,33 @@ type huntFlags struct {
 	json      bool
 	keepGoing bool
 	coverage  bool
+	budget    time.Duration
+	progress  string
+}
+
+// budgetTimer stops an engine when the --time budget runs out.
+type budgetTimer struct {
+	t     *time.Timer
+	fired *atomic.Bool
+}
+
+// startBudget arms the --time budget (none when 0): when it runs out, it
+// sets stop, and the engine ends between two runs.
+func (h *huntFlags) startBudget(stop *atomic.Bool) budgetTimer {
+	b := budgetTimer{fired: new(atomic.Bool)}
+	if h.budget > 0 {
+		b.t = time.AfterFunc(h.budget, func() {
+			b.fired.Store(true)
+			stop.Store(true)
+		})
+	}
+	return b
+}
+
+func (b budgetTimer) stop() {
+	if b.t != nil {
+		b.t.Stop()
+	}
 }
 
 func (h *huntFlags) register(fs *flag.FlagSet) {
@@ -262,6 +329,8 @@ func (h *huntFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&h.json, "json", false, "print the summary as one JSON object")
 	fs.BoolVar(&h.keepGoing, "keep-going", false, "go on after the first failing schedule (default: stop there)")
 	fs.BoolVar(&h.coverage, "coverage", false, "print the per-site interrupt coverage table")
+	fs.DurationVar(&h.budget, "time", 0, "time budget: stop between two schedules after `DURATION` (e.g. 90s, 10m; 0: none)")
+	fs.StringVar(&h.progress, "progress", "auto", progressHelp)
 }
 
 // check reports misuse of the hunt flags.
@@ -274,6 +343,9 @@ func (h *huntFlags) check() error {
 	}
 	if h.out == "" {
 		return fmt.Errorf("--out: empty directory name")
+	}
+	if h.budget < 0 {
+		return fmt.Errorf("--time %v: want 0 (none) or more", h.budget)
 	}
 	return nil
 }
@@ -321,7 +393,8 @@ type hunt struct {
 	first     *harness.Result
 	firstText []byte
 	writeErrs int
-	stopped   bool // interrupted: record nothing more
+	stopped   bool         // interrupted at once: record nothing more
+	signal    atomic.Int32 // 128+signal of a graceful interrupt, else 0
 }
 
 // onViolation is the ExploreOptions.OnViolation callback. The engine calls
@@ -409,30 +482,42 @@ func commandLine(argv []string) string {
 	return strings.Join(parts, " ")
 }
 
-// watchInterrupt handles SIGINT and SIGTERM while an engine runs: it waits
-// for a failing schedule being written to finish, prints what is known so
-// far with partial, and exits (1 if a violation was found, else 128+signal).
-// The returned function uninstalls the handler.
-func (h *hunt) watchInterrupt(partial func(failing int64, files []string)) (stop func()) {
-	ch := make(chan os.Signal, 1)
+// watchInterrupt handles SIGINT and SIGTERM while an engine runs. With
+// graceful non-nil, the first signal only sets it: the engine stops between
+// two runs (saving its checkpoint), and the command reports the partial
+// totals and exits 128+signal (1 if a violation was found). A second
+// signal, or the first when graceful is nil, waits for a failing schedule
+// being written to finish, prints what is known so far with partial, and
+// exits at once. The returned function uninstalls the handler.
+func (h *hunt) watchInterrupt(graceful *atomic.Bool, partial func(failing int64, files []string)) (stop func()) {
+	ch := make(chan os.Signal, 2)
 	done := make(chan struct{})
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		select {
-		case sig := <-ch:
-			h.mu.Lock() // the current write, if any, finishes first
-			h.stopped = true
-			partial(h.failing, h.files)
-			code := 130
-			if sig == syscall.SIGTERM {
-				code = 143
+		for {
+			select {
+			case sig := <-ch:
+				code := 130
+				if sig == syscall.SIGTERM {
+					code = 143
+				}
+				if graceful != nil && h.signal.CompareAndSwap(0, int32(code)) {
+					graceful.Store(true)
+					fmt.Fprintf(h.stderr, "\nfgcheck %s: %v: stopping after the current schedules (send it again to quit at once)\n", h.cmd, sig)
+					continue
+				}
+				h.mu.Lock() // the current write, if any, finishes first
+				h.stopped = true
+				partial(h.failing, h.files)
+				if h.failing > 0 {
+					code = exitViolation
+				}
+				osExit(code)
+				h.mu.Unlock() // reached only when a test replaced osExit
+				return
+			case <-done:
+				return
 			}
-			if h.failing > 0 {
-				code = exitViolation
-			}
-			osExit(code)
-			h.mu.Unlock() // reached only when a test replaced osExit
-		case <-done:
 		}
 	}()
 	return func() {
@@ -456,6 +541,34 @@ type outcome struct {
 	std      bool // the std scenario: coverage is a requirement
 	sharded  bool
 	coverage bool // print the table
+	// stopped says why an incomplete run stopped ("" when complete).
+	stopped string
+	// resumed is the schedule count a --checkpoint file resumed from
+	// (-1: not resumed), earlier the exploring time of the earlier legs.
+	resumed int64
+	earlier float64
+}
+
+// stopReason says why the engine stopped before the end, from what the
+// command knows: a signal, the time budget, --max-runs, a violation.
+func (o *outcome) stopReason(budget *atomic.Bool, budgetText string, maxRuns int64) string {
+	switch {
+	case o.sum.Complete && o.cmd == "explore":
+		return ""
+	case o.h.signal.Load() == 130:
+		return "interrupted (SIGINT)"
+	case o.h.signal.Load() == 143:
+		return "interrupted (SIGTERM)"
+	case budget != nil && budget.Load():
+		return "time budget " + budgetText + " reached"
+	case maxRuns > 0 && o.sum.Runs >= maxRuns:
+		return fmt.Sprintf("--max-runs %d reached", maxRuns)
+	case o.sum.Violations > 0:
+		return "stopped at the first violation (--keep-going goes on)"
+	case o.cmd == "random":
+		return ""
+	}
+	return "stopped early"
 }
 
 // missing is the required sites never hit, as names.
@@ -479,6 +592,8 @@ func (o *outcome) exitCode() int {
 	switch {
 	case o.sum.Violations > 0:
 		return exitViolation
+	case o.h.signal.Load() != 0:
+		return int(o.h.signal.Load())
 	case o.coverageMisuse():
 		return exitMisuse
 	}
@@ -512,6 +627,16 @@ type jsonSummary struct {
 	Known          []string       `json:"known"`
 	Seconds        float64        `json:"seconds"`
 	FirstViolation *jsonViolation `json:"first_violation"`
+	// Complete: explore covered its whole space (or shard), random ran
+	// every schedule asked for.
+	Complete bool `json:"complete"`
+	// Stopped says why an incomplete run stopped ("" when complete).
+	Stopped string `json:"stopped"`
+	// KnownSchedules counts, per known finding, the schedules that hit it.
+	KnownSchedules map[string]int64 `json:"known_schedules"`
+	// Resumed is the schedule count a --checkpoint resumed from (absent
+	// when the run did not resume).
+	Resumed *int64 `json:"resumed,omitempty"`
 }
 
 type jsonViolation struct {
@@ -535,6 +660,17 @@ func (o *outcome) writeJSON(w io.Writer) {
 		Violations: o.sum.Violations,
 		Known:      knownNames(o.sum.Known),
 		Seconds:    roundSeconds(o.seconds),
+		Complete:   o.stopped == "",
+		Stopped:    o.stopped,
+
+		KnownSchedules: map[string]int64{},
+	}
+	for k, n := range o.sum.Known {
+		js.KnownSchedules[k] = n
+	}
+	if o.resumed >= 0 {
+		r := o.resumed
+		js.Resumed = &r
 	}
 	if first, text := o.first(); first != nil {
 		v := first.Violations[0]
@@ -583,10 +719,15 @@ func (o *outcome) writeText(w io.Writer) {
 	fmt.Fprintf(w, "bound:       %s\n", sc.Bound)
 	state := "complete"
 	switch {
-	case o.cmd == "random":
+	case o.cmd == "random" && o.stopped == "":
 		state = "sampled"
+	case o.cmd == "random":
+		state = "sampled, " + o.stopped
 	case !o.sum.Complete:
-		state = "incomplete: stopped early"
+		state = "incomplete: " + o.stopped
+	}
+	if o.resumed >= 0 {
+		state += fmt.Sprintf("; resumed from a checkpoint at %d", o.resumed)
 	}
 	fmt.Fprintf(w, "schedules:   %d (%s)\n", o.sum.Runs, state)
 	fmt.Fprintf(w, "violations:  %d\n", o.sum.Violations)
@@ -603,7 +744,14 @@ func (o *outcome) writeText(w io.Writer) {
 	if o.seconds > 0 {
 		rate = float64(o.sum.Runs) / o.seconds
 	}
-	fmt.Fprintf(w, "time:        %.2f s, %.0f schedules/s, %s\n", o.seconds, rate, plural(o.workers, "worker"))
+	if o.resumed >= 0 {
+		rate = float64(o.sum.Runs-o.resumed) / o.seconds
+	}
+	fmt.Fprintf(w, "time:        %.2f s, %.0f schedules/s, %s", o.seconds, rate, plural(o.workers, "worker"))
+	if o.resumed >= 0 {
+		fmt.Fprintf(w, " (this leg; %.2f s in all)", o.seconds+o.earlier)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "peak memory: %s\n", peakMemory())
 	miss := o.missing()
 	switch {

@@ -169,8 +169,8 @@ func exploreJSON(t *testing.T, wantCode int, args ...string) jsonSummary {
 			got = append(got, k[1])
 		}
 	}
-	want := "variant mutant bound schedules violations known seconds first_violation"
-	if strings.Join(got, " ") != want {
+	want := "variant mutant bound schedules violations known seconds first_violation complete stopped known_schedules"
+	if strings.Join(got, " ") != want && strings.Join(got, " ") != want+" resumed" {
 		t.Errorf("JSON keys %v, want %s", got, want)
 	}
 	if js.Known == nil {
@@ -319,7 +319,7 @@ func TestExploreText(t *testing.T) {
 	}
 	for _, want := range []string{
 		"fgcheck explore: scenario peer-spin, variant latest, mutant none",
-		"\nschedules:   500 (incomplete: stopped early)\n",
+		"\nschedules:   500 (incomplete: --max-runs 500 reached)\n",
 		"\nviolations:  0\n",
 		"\nknown:       ",
 		"schedules/s, 1 worker\n",
@@ -567,7 +567,7 @@ func TestInterruptWaitsForTheWrite(t *testing.T) {
 	h := &hunt{cmd: "explore", start: time.Now()}
 	var report bytes.Buffer
 	reported := make(chan struct{})
-	stop := h.watchInterrupt(func(failing int64, files []string) {
+	stop := h.watchInterrupt(nil, func(failing int64, files []string) {
 		report.WriteString(strings.Join(files, ","))
 		close(reported)
 	})
