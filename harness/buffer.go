@@ -174,7 +174,9 @@ func (r *runner) regionOrder(c *ctx, buf []pending) (order, drop []int) {
 		r.sched.Orders = append(r.sched.Orders, Order{Region: region, Sites: sites, Drop: dsites})
 		r.noteAlias(buf, sites, dsites)
 		if r.tr != nil {
-			r.tracef(c.level, "%s order %s = %s", c.name, region, orderLabel(buf, o))
+			if e := r.tracef(c, TraceOrder, "%s order %s = %s", c.name, region, orderLabel(buf, o)); e != nil {
+				e.Site = region.String()
+			}
 		}
 	}
 	return o.Order, o.Drop
@@ -344,7 +346,9 @@ func (r *runner) onCommit(c *ctx, st pending) {
 		r.cov.commit(st.site)
 	}
 	if r.tr != nil {
-		r.tracef(c.level, "%s commit %s [%#x] = %#x", c.name, st.site, int(st.addr), st.val)
+		if e := r.tracef(c, TraceCommit, "%s commit %s [%#x] = %#x", c.name, st.site, int(st.addr), st.val); e != nil {
+			e.Site, e.Addr, e.Where, e.Value = st.site.String(), int(st.addr), r.addrName(st.addr), st.val
+		}
 	}
 	if !r.opt.NoOracles {
 		r.checkCapacity(c, st)

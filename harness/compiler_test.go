@@ -30,7 +30,7 @@ func tinyOutcomes(t *testing.T, alias bool, prog func(r *runner)) []string {
 		r.ctxs = append(r.ctxs[:0], r.taskCt[0])
 		prog(r)
 		var commits []string
-		for _, l := range r.tr.lines {
+		for _, l := range TraceText(r.tr.events) {
 			if i := strings.Index(l, "commit "); i >= 0 {
 				commits = append(commits, strings.Fields(l[i:])[1])
 			}

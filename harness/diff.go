@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"strings"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
@@ -9,12 +11,15 @@ import (
 
 // diffTask is the (-model +words) difference between the visible part of a
 // model task and an abstracted one, "" if equal. The fast comparison runs
-// first; go-cmp renders only a real difference.
+// first; go-cmp renders only a real difference. go-cmp indents its output
+// with a no-break space in some processes and a space in others (on purpose:
+// its text is not stable); the message goes into traces and replay output
+// that must not depend on the process, so it gets plain spaces.
 func diffTask(want *model.Task, got model.Task) string {
 	if equalTask(want, &got) {
 		return ""
 	}
-	return cmp.Diff(want.Visible(), got, cmpopts.EquateEmpty())
+	return strings.ReplaceAll(cmp.Diff(want.Visible(), got, cmpopts.EquateEmpty()), "\u00a0", " ")
 }
 
 // equalTask compares what words can show: Accepted and EntryDepth of the

@@ -43,13 +43,13 @@ func (r *runner) violate(oracle, msg string) {
 			}
 		}
 		r.res.Known = append(r.res.Known, v)
-		r.tracef(0, "KNOWN %s", v)
+		r.traceViolation(TraceKnown, "KNOWN", v)
 		return
 	}
 	r.res.Violations = append(r.res.Violations, v)
-	r.tracef(0, "VIOLATION %s", v)
-	if r.tr != nil {
-		r.tr.dump(r)
+	r.traceViolation(TraceViolation, "VIOLATION", v)
+	if r.tr != nil && !r.stopped {
+		r.tracePicture(r.tr.events[len(r.tr.events)-1].Level, "at the violation")
 	}
 	if !r.opt.KeepGoing {
 		r.stopped = true

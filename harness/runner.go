@@ -42,6 +42,7 @@ type inflightPop struct {
 type ctx struct {
 	name  string
 	level int
+	kind  EventKind // interrupts: EvIRQ or EvNMI
 	task  int
 	buf   []pending
 	// rest holds the stores of the region being committed that have not
@@ -121,6 +122,7 @@ type runner struct {
 	// using fgraph_direct_gops (known finding direct-switch-race).
 	directRace bool
 	tr         *tracer
+	remoteCtx  *ctx // the remote action running, while traced
 	cov        *Coverage
 }
 
@@ -175,8 +177,12 @@ type Result struct {
 	// Known are violations excused by a named known finding.
 	Known    []Violation
 	Schedule Schedule
-	Trace    []string
-	Points   int // choice points seen
+	// Trace is the step-by-step text trace (RunOptions.Trace), derived from
+	// Events by TraceText.
+	Trace []string
+	// Events is the structured trace (RunOptions.Trace).
+	Events []TraceEvent
+	Points int // choice points seen
 	// Run numbers the run within its exploration or sample (1-based; for
 	// a sharded exploration, within its shard).
 	Run int64
@@ -250,7 +256,7 @@ func (r *runner) reset() {
 	r.pending = [model.Slots]int{}
 	r.kUsed, r.rUsed, r.eUsed, r.nextID, r.points, r.direct = 0, 0, 0, 0, 0, 0
 	r.sched = Schedule{}
-	r.aliasDep, r.stopped, r.clobbered = false, false, false
+	r.aliasDep, r.stopped, r.clobbered, r.remoteCtx = false, false, false, nil
 	r.logSeen, r.warnSeen = 0, 0
 	r.ver, r.checked = 1, 0
 }
@@ -280,7 +286,7 @@ func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 	}
 	r.direct--
 	if r.tr != nil {
-		r.tracef(0, "setup: %d users registered", len(r.sc.Setup))
+		r.tracef(nil, TraceNote, "setup: %d users registered", len(r.sc.Setup))
 	}
 	r.quiescent()
 	r.runTasks()
@@ -289,7 +295,8 @@ func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 	r.res.Schedule = r.sched
 	r.res.Points = r.points
 	if r.tr != nil {
-		r.res.Trace = r.tr.lines
+		r.res.Events = r.tr.events
+		r.res.Trace = TraceText(r.tr.events)
 	}
 	return r.res
 }
@@ -309,7 +316,7 @@ func (r *runner) runTasks() {
 			r.pc[cur]++
 			if op.Kind == OpSleep {
 				if r.tr != nil {
-					r.tracef(0, "%s sleeps", c.name)
+					r.tracef(c, TraceNote, "%s sleeps", c.name)
 				}
 				slept = true
 				break
@@ -335,7 +342,7 @@ func (r *runner) runTasks() {
 // exec runs one program step in context c.
 func (r *runner) exec(c *ctx, op Op) {
 	if r.tr != nil {
-		r.tracef(c.level, "%s %s", c.name, op)
+		r.tracef(c, TraceOp, "%s %s", c.name, op)
 	}
 	r.yield(c, fgraph.SiteOpStart, false)
 	if r.stopped {
@@ -521,12 +528,6 @@ func (r *runner) unwind(c *ctx, t int, viaShim bool) {
 	r.checkRetAddrs(t, c, true)
 }
 
-func (r *runner) tracef(level int, format string, args ...any) {
-	if r.tr != nil && !r.stopped {
-		r.tr.add(level, fmt.Sprintf(format, args...))
-	}
-}
-
 // top is the running context.
 func (r *runner) top() *ctx { return r.ctxs[len(r.ctxs)-1] }
 
@@ -597,6 +598,11 @@ func (r *runner) Fence(s fgraph.Site, f fgraph.Fence) {
 	}
 	c := r.top()
 	r.commit(c)
+	if r.tr != nil && f != fgraph.OpEnd {
+		if e := r.tracef(c, TraceBarrier, "%s %s at %s", c.name, fenceText[f], s); e != nil {
+			e.Site = s.String()
+		}
+	}
 	switch f {
 	case fgraph.IrqOff:
 		c.irqOff++
@@ -632,7 +638,9 @@ func (r *runner) commit(c *ctx) {
 	c.buf, c.spare = c.spare[:0], nil
 	for _, j := range drop {
 		if r.tr != nil {
-			r.tracef(c.level, "%s drop %s", c.name, buf[j].site)
+			if e := r.tracef(c, TraceDrop, "%s drop %s", c.name, buf[j].site); e != nil {
+				e.Site, e.Addr, e.Where, e.Value = buf[j].site.String(), int(buf[j].addr), r.addrName(buf[j].addr), buf[j].val
+			}
 		}
 	}
 	rest := c.restBuf[:0]
@@ -744,7 +752,7 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool) {
 		r.sched.Events = append(r.sched.Events, Event{ID: id, Kind: EvRemote, In: c.name, At: p.Pos, Remote: o.Remote})
 		r.eUsed++
 		r.remoteUsed[o.Remote] = true
-		r.remote(c, o.Remote)
+		r.remote(c, id, o.Remote, p.Pos)
 	}
 }
 
@@ -771,9 +779,12 @@ func (r *runner) interrupt(parent *ctx, id int, k EventKind, at Pos) {
 		prog = r.sc.NMI
 	}
 	before := r.snapshotLive(t)
-	c := &ctx{name: strconv.Itoa(id), level: parent.level + 1, task: t}
+	c := &ctx{name: strconv.Itoa(id), level: parent.level + 1, kind: k, task: t}
 	if r.tr != nil {
-		r.tracef(c.level, "%s %d in %s at %s", k, id, parent.name, at)
+		if e := r.tracef(c, TraceEnter, "%s %d in %s at %s", k, id, parent.name, at); e != nil {
+			e.Site = at.String()
+		}
+		r.tracePicture(c.level, fmt.Sprintf("before %s %d", k, id), t)
 	}
 	r.ctxs = append(r.ctxs, c)
 	m.Level = c.level
@@ -786,6 +797,10 @@ func (r *runner) interrupt(parent *ctx, id int, k EventKind, at Pos) {
 	r.commit(c)
 	r.ctxs = r.ctxs[:len(r.ctxs)-1]
 	m.Level = parent.level
+	if r.tr != nil {
+		r.tracef(c, TraceExit, "%s %d returns to %s", k, id, parent.name)
+		r.tracePicture(parent.level, fmt.Sprintf("after %s %d", k, id), t)
+	}
 	if r.stopped || r.opt.NoOracles {
 		return
 	}
@@ -796,7 +811,7 @@ func (r *runner) interrupt(parent *ctx, id int, k EventKind, at Pos) {
 // remote runs a remote-CPU action atomically at this yield point; the rest
 // of a register/unregister (after ftrace_*_subops synchronises) runs at the
 // next quiescent point.
-func (r *runner) remote(c *ctx, i int) {
+func (r *runner) remote(c *ctx, id, i int, at Pos) {
 	rem := r.sc.Remotes[i]
 	m := r.m
 	key, gops := m.Mem[fgraph.AddrDoDirect], m.Mem[fgraph.AddrDirectGops]
@@ -810,7 +825,17 @@ func (r *runner) remote(c *ctx, i int) {
 		}
 	}()
 	if r.tr != nil {
-		r.tracef(c.level, "remote %s in %s", rem.Label(r.sc), c.name)
+		rc := &ctx{name: "remote " + strconv.Itoa(id), level: c.level + 1}
+		tasks := []int{m.Current}
+		if rem.Kind == RemoteUnwind && rem.Task != m.Current {
+			tasks = append(tasks, rem.Task)
+		}
+		r.traceRemote(rc, TraceEnter, fmt.Sprintf("remote %d %s in %s at %s", id, rem.Label(r.sc), c.name, at), at.String())
+		r.tracePicture(rc.level, fmt.Sprintf("before remote %d", id), tasks...)
+		defer func() {
+			r.traceRemote(rc, TraceExit, fmt.Sprintf("remote %d done", id), "")
+			r.tracePicture(c.level, fmt.Sprintf("after remote %d", id), tasks...)
+		}()
 	}
 	r.direct++
 	defer func() { r.direct-- }()

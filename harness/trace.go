@@ -7,34 +7,204 @@ import (
 	"github.com/fgcheck/fgcheck/fgraph"
 )
 
-// tracer collects a step-by-step trace, indented by nesting level.
-type tracer struct{ lines []string }
+// TraceKind is what a TraceEvent records.
+type TraceKind uint8
 
-func (t *tracer) add(level int, s string) {
-	t.lines = append(t.lines, strings.Repeat("  ", level)+s)
+const (
+	TraceNote      TraceKind = iota // setup, a task going to sleep
+	TraceOp                         // a context starts an op of its program ("task0 call 1")
+	TraceCommit                     // a store reaches memory: Site, Addr, Where, Value
+	TraceBarrier                    // a compiler region ends at Site (barrier(), smp_wmb(), a callback call or return, irq save/restore); not in the text trace
+	TraceOrder                      // the chooser picked a commit order other than program order for the region Site
+	TraceDrop                       // a dead store at Site is dropped from its region
+	TraceEnter                      // an IRQ, NMI or remote action starts: Ctx is the new context
+	TraceExit                       // it returns (remote: it is done)
+	TraceKnown                      // a violation excused as a known finding
+	TraceViolation                  // a violation
+	TracePicture                    // Picture holds the shadow stacks at this point
+)
+
+var traceKindNames = [...]string{"note", "op", "commit", "barrier", "order", "drop", "enter", "exit", "known", "violation", "picture"}
+
+func (k TraceKind) String() string {
+	if int(k) < len(traceKindNames) {
+		return traceKindNames[k]
+	}
+	return fmt.Sprintf("TraceKind(%d)", k)
 }
 
-// dump appends the current task's shadow stack, in hex and decoded.
-func (t *tracer) dump(r *runner) {
-	m := r.m
-	for task := range r.sc.Tasks {
-		b := m.TaskBase(task)
-		curr := int(int64(m.Mem[b+fgraph.TaskCurr]))
-		t.add(0, fmt.Sprintf("===== task%d: ret_stack=%d curr_ret_stack=%d curr_ret_depth=%d trace_overrun=%d =====",
-			task, m.Mem[b+fgraph.TaskRetStack], curr, int64(m.Mem[b+fgraph.TaskDepth]), m.Mem[b+fgraph.TaskOverrun]))
-		hi := curr + 2
-		if hi > r.cfg.StackWords {
-			hi = r.cfg.StackWords
+// Context kinds of TraceEvent.CtxKind.
+const (
+	CtxTask   = "task"
+	CtxIRQ    = "irq"
+	CtxNMI    = "nmi"
+	CtxRemote = "remote"
+)
+
+// TraceEvent is one step of a traced run (RunOptions.Trace), in order. The
+// text trace (Result.Trace) is derived from the events by TraceText; the
+// HTML report (package report) renders the same events.
+type TraceEvent struct {
+	Kind TraceKind
+	// Level is the nesting level the event is drawn at: 0 for a task, 1 for
+	// an IRQ or a remote action in a task, 2 for an NMI in an IRQ, ...
+	Level int
+	// Ctx names the context: "task0", an interrupt's event id ("1"), or
+	// "remote 3" for a remote action; CtxKind is CtxTask, CtxIRQ, CtxNMI or
+	// CtxRemote. Empty for setup notes.
+	Ctx, CtxKind string
+	// Site is the yield point of a commit, barrier or drop, the region of an
+	// order choice, the position of an enter event ("push.w2#1").
+	Site string
+	// Addr is the address in fgraph.Machine.Mem of a commit, Where its name
+	// ("task0 ret_stack[3]", "fgraph_array[1]"), Value the value stored.
+	Addr  int
+	Where string
+	Value uint64
+	// Text is the event's line of the text trace, without indentation.
+	Text string
+	// Picture is set for TracePicture.
+	Picture *Picture
+}
+
+// InText reports whether the event has a place in the text trace (barriers
+// are only in the events: the text trace predates them and stays compact).
+func (e *TraceEvent) InText() bool { return e.Kind != TraceBarrier }
+
+// TraceText is the text trace of events: one line per event, indented two
+// spaces per nesting level; a picture takes several lines.
+func TraceText(events []TraceEvent) []string {
+	var out []string
+	for i := range events {
+		e := &events[i]
+		if !e.InText() {
+			continue
 		}
-		for i := 0; i < hi; i++ {
-			w := m.Mem[m.WordAddr(task, i)]
-			mark := "  "
-			if i == curr-1 {
-				mark = "->"
+		ind := strings.Repeat("  ", e.Level)
+		if e.Picture != nil {
+			for _, l := range e.Picture.Lines() {
+				out = append(out, strings.TrimRight(ind+l, " "))
 			}
-			t.add(0, fmt.Sprintf("%s %3d  0x%016x  %s", mark, i, w, DecodeWord(w)))
+			continue
+		}
+		out = append(out, ind+e.Text)
+	}
+	return out
+}
+
+// tracer collects the events of a traced run.
+type tracer struct{ events []TraceEvent }
+
+func (t *tracer) add(e TraceEvent) { t.events = append(t.events, e) }
+
+// ctxKind is the CtxKind of a context.
+func ctxKind(c *ctx) string {
+	switch {
+	case c.level == 0:
+		return CtxTask
+	case c.kind == EvNMI:
+		return CtxNMI
+	default:
+		return CtxIRQ
+	}
+}
+
+// trace records an event of context c (nil: a setup note) at c's level.
+func (r *runner) trace(c *ctx, k TraceKind, text string) *TraceEvent {
+	if r.tr == nil || r.stopped {
+		return nil
+	}
+	e := TraceEvent{Kind: k, Text: text}
+	if c != nil {
+		e.Level, e.Ctx, e.CtxKind = c.level, c.name, ctxKind(c)
+	}
+	r.tr.add(e)
+	return &r.tr.events[len(r.tr.events)-1]
+}
+
+// tracef records an event of context c with a formatted text.
+func (r *runner) tracef(c *ctx, k TraceKind, format string, args ...any) *TraceEvent {
+	if r.tr == nil || r.stopped {
+		return nil
+	}
+	return r.trace(c, k, fmt.Sprintf(format, args...))
+}
+
+// tracePicture records the shadow stacks of tasks at level.
+func (r *runner) tracePicture(level int, label string, tasks ...int) {
+	if r.tr == nil || r.stopped {
+		return
+	}
+	r.tr.add(TraceEvent{Kind: TracePicture, Level: level, Text: label, Picture: r.picture(label, tasks)})
+}
+
+// fenceText names a region boundary for the trace.
+var fenceText = [...]string{
+	fgraph.Barrier: "barrier()",
+	fgraph.SmpRmb:  "smp_rmb()",
+	fgraph.SmpWmb:  "smp_wmb()",
+	fgraph.CallIn:  "calls an opaque function",
+	fgraph.CallOut: "returns from an opaque function",
+	fgraph.OpEnd:   "end of op",
+	fgraph.IrqOff:  "local_irq_save()",
+	fgraph.IrqOn:   "local_irq_restore()",
+}
+
+// addrName names the word at a: a task field, a shadow-stack word or a global.
+func (r *runner) addrName(a fgraph.Addr) string {
+	m := r.m
+	for t := range r.sc.Tasks {
+		b := m.TaskBase(t)
+		switch {
+		case a >= b && a < b+fgraph.TaskWords:
+			names := [...]string{"ret_stack", "curr_ret_stack", "curr_ret_depth", "trace_overrun", "recursion bits"}
+			if i := int(a - b); i < len(names) {
+				return fmt.Sprintf("task%d %s", t, names[i])
+			}
+			return fmt.Sprintf("task%d field %d", t, a-b)
+		case a >= b+fgraph.TaskWords && a < b+fgraph.TaskWords+fgraph.Addr(r.cfg.StackWords):
+			return fmt.Sprintf("task%d ret_stack[%d]", t, a-b-fgraph.TaskWords)
 		}
 	}
+	switch {
+	case a >= fgraph.AddrArray && a < fgraph.AddrArray+fgraph.FgraphArraySize:
+		return fmt.Sprintf("fgraph_array[%d]", a-fgraph.AddrArray)
+	case a == fgraph.AddrBitmask:
+		return "fgraph_array_bitmask"
+	case a == fgraph.AddrActive:
+		return "ftrace_graph_active"
+	case a == fgraph.AddrDoDirect:
+		return "fgraph_do_direct"
+	case a == fgraph.AddrDirectGops:
+		return "fgraph_direct_gops"
+	case a == fgraph.AddrFunc:
+		return "fgraph_func"
+	case a == fgraph.AddrRetfunc:
+		return "fgraph_retfunc"
+	case a >= fgraph.AddrLRU && a < fgraph.AddrLRU+fgraph.FgraphArraySize:
+		return fmt.Sprintf("fgraph_lru_table[%d]", a-fgraph.AddrLRU)
+	case a == fgraph.AddrLRUNext:
+		return "fgraph_lru_next"
+	case a == fgraph.AddrLRULast:
+		return "fgraph_lru_last"
+	case a == fgraph.AddrDead:
+		return "kill_ftrace_graph"
+	case a == fgraph.AddrArrayCnt:
+		return "fgraph_array_cnt"
+	case a >= fgraph.AddrSlotGen && a < fgraph.AddrSlotGen+fgraph.FgraphArraySize:
+		return fmt.Sprintf("slot generation[%d]", a-fgraph.AddrSlotGen)
+	case a >= fgraph.AddrOps && a < fgraph.AddrOps+fgraph.MaxOps*fgraph.OpsWords:
+		k, f := int(a-fgraph.AddrOps)/fgraph.OpsWords, int(a-fgraph.AddrOps)%fgraph.OpsWords
+		name := fmt.Sprintf("ops %d", k)
+		if k < len(r.sc.Users) {
+			name = r.sc.Users[k].Name
+		}
+		if f == fgraph.OpsReady {
+			return name + " ready"
+		}
+		return name + " idx"
+	}
+	return ""
 }
 
 // DecodeWord describes a word as a meta word (it may be a frame field).
@@ -69,4 +239,35 @@ func DecodeWord(w fgraph.Word) string {
 		return "retp"
 	}
 	return ""
+}
+
+// traceRemote records the start or end of a remote action, drawn as a
+// context nested in the one it interrupts.
+func (r *runner) traceRemote(rc *ctx, k TraceKind, text, site string) {
+	if r.tr == nil || r.stopped {
+		return
+	}
+	r.tr.add(TraceEvent{Kind: k, Level: rc.level, Ctx: rc.name, CtxKind: CtxRemote, Site: site, Text: text})
+	if k == TraceEnter {
+		r.remoteCtx = rc
+	} else {
+		r.remoteCtx = nil
+	}
+}
+
+// traceViolation records a violation or known finding in the context that
+// detected it (a remote action's, while one runs).
+func (r *runner) traceViolation(k TraceKind, prefix string, v Violation) {
+	if r.tr == nil || r.stopped {
+		return
+	}
+	e := TraceEvent{Kind: k, Ctx: v.At, Text: prefix + " " + v.String()}
+	if len(r.ctxs) > 0 {
+		c := r.top()
+		e.Level, e.CtxKind = c.level, ctxKind(c)
+	}
+	if rc := r.remoteCtx; rc != nil {
+		e.Level, e.Ctx, e.CtxKind = rc.level, rc.name, CtxRemote
+	}
+	r.tr.add(e)
 }
