@@ -113,6 +113,17 @@ func TestMisuse(t *testing.T) {
 		{"fmt malformed file", []string{"fmt", good, bad}, bad + ":8:11:", "a malformed file among good ones still fails the command"},
 		{"fmt missing file", []string{"fmt", missing}, "no such file", "a missing file is misuse"},
 		{"version argument", []string{"version", "x"}, `unexpected argument "x"`, "version takes no argument"},
+		{"bad time budget", []string{"explore", "--time", "soon"}, `invalid value "soon" for flag -time`, "a budget is a Go duration"},
+		{"bad checkpoint-every", []string{"explore", "--checkpoint-every", "0"}, "--checkpoint-every 0", "a save every 0 schedules means nothing"},
+		{"checkpoint is a directory", []string{"explore", "--checkpoint", dir}, "--checkpoint", "a directory cannot be read as a checkpoint"},
+		{"negative bound key", []string{"explore", "-E", "-1"}, `E="-1": want a number >= 0`, "-E is --bound E=N"},
+		{"random checkpoint", []string{"random", "--checkpoint", "x"}, "flag provided but not defined: -checkpoint", "random is restarted with a seed, not resumed"},
+		{"scenarios unknown flag", []string{"scenarios", "--frob"}, "flag provided but not defined: -frob", "every command parses its flags"},
+		{"scenarios missing dir", []string{"scenarios", missing}, "no such file", "a missing path is misuse"},
+		{"scenarios malformed file", []string{"scenarios", bad}, bad + ":8:11:", "the parse error's position"},
+		{"minimize malformed file", []string{"minimize", "--json", bad}, bad + ":8:11:", "the parse error's position, even with --json"},
+		{"minimize passing file", []string{"minimize", good}, "does not fail", "nothing to minimize is misuse"},
+		{"fmt --json malformed", []string{"fmt", "--json", bad}, bad + ":8:11:", "the error is on stderr as well as in the JSON"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
