@@ -1,0 +1,5 @@
+package ext
+
+import "testing"
+
+func FuzzInternal(f *testing.F) { f.Fuzz(func(t *testing.T, b []byte) { _ = Twice(string(b)) }) }

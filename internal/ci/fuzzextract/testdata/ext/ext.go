@@ -1,0 +1,4 @@
+package ext
+
+// Twice is the API under test.
+func Twice(s string) string { return s + s }
