@@ -11,7 +11,8 @@
 // explore-*.json file in it. For every variant of the pins (latest, v6.11,
 // seed: the std counts of harness/std_test.go) it checks that shards
 // 0..n-1 are each present exactly once with one n (N, if -n is given), one
-// bound and no mutant; that no shard found a violation; and that the shards'
+// bound and no mutant; that every shard finished (its "complete" is not
+// false) and none found a violation; and that the shards'
 // schedule counts add up to the pinned total and their known findings to the
 // pinned list. It prints a table and every problem found; -summary appends
 // the same as Markdown to FILE (for $GITHUB_STEP_SUMMARY).

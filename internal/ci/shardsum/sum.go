@@ -38,6 +38,10 @@ type Summary struct {
 	Known          []string   `json:"known"`
 	Seconds        float64    `json:"seconds"`
 	FirstViolation *Violation `json:"first_violation"`
+	// Complete and Stopped are absent from the summaries of older
+	// fgcheck versions; when present, Complete must be true.
+	Complete *bool  `json:"complete"`
+	Stopped  string `json:"stopped"`
 }
 
 // Violation is the first_violation object of a Summary.
@@ -167,8 +171,9 @@ type Report struct {
 // Check merges the shards and checks them against pins: every pinned
 // variant present; for each variant, one n (equal to wantN when wantN > 0),
 // shards 0..n-1 each exactly once, one bound, no mutant, no violation; and,
-// when the shard set is complete, the schedule counts summing to the pinned
-// total and the known findings' union equal to the pinned list.
+// every shard finished (its summary's complete is not false), and, when the
+// shard set is complete, the schedule counts summing to the pinned total and
+// the known findings' union equal to the pinned list.
 func Check(shards []Shard, pins map[string]Pin, wantN int) Report {
 	var r Report
 	bad := func(format string, args ...any) { r.Problems = append(r.Problems, fmt.Sprintf(format, args...)) }
@@ -211,6 +216,7 @@ func Check(shards []Shard, pins map[string]Pin, wantN int) Report {
 		bounds := map[string]bool{}
 		seen := map[int][]string{}
 		known := map[string]bool{}
+		complete := true
 		for _, s := range group {
 			ns[s.N] = true
 			bounds[*s.Bound] = true
@@ -222,6 +228,10 @@ func Check(shards []Shard, pins map[string]Pin, wantN int) Report {
 			for _, k := range s.Known {
 				known[k] = true
 			}
+			if s.Complete != nil && !*s.Complete {
+				bad("variant %s shard %d/%d did not explore its whole shard: %s (%s)", v, s.I, s.N, s.Stopped, s.Path)
+				complete = false
+			}
 			if *s.Violations > 0 {
 				first := ""
 				if fv := s.FirstViolation; fv != nil {
@@ -231,7 +241,6 @@ func Check(shards []Shard, pins map[string]Pin, wantN int) Report {
 			}
 		}
 		vr.Known = sortedKeys(known)
-		complete := true
 		if len(ns) != 1 {
 			bad("variant %s: shards disagree on n: %v", v, sortedKeys(ns))
 			complete = false

@@ -124,6 +124,20 @@ func TestCheck(t *testing.T) {
 			reason: "any violation in any shard fails the merge, naming the shard and the first violation",
 		},
 		{
+			name: "shard stopped early", wantN: 4,
+			shards: edit("latest", 2, func(s *Shard) {
+				s.Complete, s.Stopped = ptr(false), "time budget 10m0s reached"
+				*s.Schedules -= 1000
+			}),
+			want:   []string{"variant latest shard 2/4 did not explore its whole shard: time budget 10m0s reached (explore-latest-2-of-4.json)"},
+			reason: "a shard cut short by --time, --max-runs or a signal exits 0 when clean, but its count is partial; the total is then not compared",
+		},
+		{
+			name: "complete shards of a newer fgcheck", wantN: 4,
+			shards: edit("seed", 1, func(s *Shard) { s.Complete = ptr(true) }),
+			reason: "complete: true (or no complete key, from an older fgcheck) is a finished shard",
+		},
+		{
 			name: "variant not run", wantN: 4,
 			shards: without(clean(), func(s Shard) bool { return s.Variant == "v6.11" }),
 			want:   []string{"variant v6.11: no shard summaries"},
