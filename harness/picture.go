@@ -25,7 +25,9 @@ import (
 // writes its offset word and frame above curr_ret_stack before raising it,
 // fgraph_reserve_data writes its DATA word there first, and a returning
 // interrupt leaves its frame there. The tail ends at the highest non-zero
-// word, at most staleRows words up; a line counts the rest.
+// word, at most staleRows words up; a line counts the rest. In the text form
+// a '*' before the index marks a word that changed since the previous
+// picture of the same task.
 type Picture struct {
 	// Label says where the picture was taken: "before irq 1", "after
 	// remote 3", "at the violation".
@@ -110,6 +112,9 @@ type PictureRow struct {
 	Note string
 	// Curr marks the word at curr_ret_stack.
 	Curr bool
+	// Changed marks a word that differs from the one in the previous
+	// picture of the same task (never set in a task's first picture).
+	Changed bool
 	// RuleAbove and RuleBelow draw a +----+ rule: a frame boundary.
 	RuleAbove, RuleBelow bool
 }
@@ -137,7 +142,22 @@ func (r *runner) picture(label string, tasks []int) *Picture {
 		}
 	}
 	for _, t := range tasks {
-		p.Stacks = append(p.Stacks, r.stackPicture(t))
+		sp := r.stackPicture(t)
+		// Mark the words that changed since the task's previous picture.
+		words := m.Mem[m.WordAddr(t, 0):m.WordAddr(t, r.cfg.StackWords)]
+		if r.tr != nil {
+			for len(r.tr.prev) <= t {
+				r.tr.prev = append(r.tr.prev, nil)
+			}
+			if prev := r.tr.prev[t]; prev != nil {
+				for i := range sp.Rows {
+					x := &sp.Rows[i]
+					x.Changed = prev[x.Index] != x.Word
+				}
+			}
+			r.tr.prev[t] = append(r.tr.prev[t][:0], words...)
+		}
+		p.Stacks = append(p.Stacks, sp)
 	}
 	return p
 }
@@ -464,9 +484,9 @@ func (r *runner) guessWord(w fgraph.Word) string {
 	case w == fgraph.ReturnToHandler || w == fgraph.PanicAddr || (w >= fgraph.FuncAddr(0) && w < fgraph.FuncAddr(0x10000)):
 		return describeAddr(w)
 	case w>>40 == retpBase>>40:
-		return "retp? " + describeRetp(w)
+		return "retp " + describeRetp(w)
 	case w>>56 == 0xda:
-		return "payload? " + r.guessPayload(w)
+		return "payload " + r.guessPayload(w)
 	}
 	return ""
 }
@@ -524,7 +544,11 @@ func (sp *StackPicture) Lines() []string {
 		if x.RuleAbove {
 			out = append(out, rule)
 		}
-		l := fmt.Sprintf("  %4d | 0x%016x  %-8s  %-*s |", x.Index, x.Word, x.Kind, width, x.Detail)
+		mark := ' '
+		if x.Changed {
+			mark = '*'
+		}
+		l := fmt.Sprintf("%c %4d | 0x%016x  %-8s  %-*s |", mark, x.Index, x.Word, x.Kind, width, x.Detail)
 		if x.Note != "" {
 			l += " " + x.Note
 		}

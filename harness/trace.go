@@ -61,6 +61,9 @@ type TraceEvent struct {
 	Addr  int
 	Where string
 	Value uint64
+	// Decoded describes the value of a commit to a shadow-stack word ("BITMAP
+	// bits={0} offset=3", "f1+0x4"); "" for other words.
+	Decoded string
 	// Text is the event's line of the text trace, without indentation.
 	Text string
 	// Picture is set for TracePicture.
@@ -93,7 +96,10 @@ func TraceText(events []TraceEvent) []string {
 }
 
 // tracer collects the events of a traced run.
-type tracer struct{ events []TraceEvent }
+type tracer struct {
+	events []TraceEvent
+	prev   [][]fgraph.Word // by task: the stack words at its latest picture
+}
 
 func (t *tracer) add(e TraceEvent) { t.events = append(t.events, e) }
 
@@ -207,38 +213,11 @@ func (r *runner) addrName(a fgraph.Addr) string {
 	return ""
 }
 
-// DecodeWord describes a word as a meta word (it may be a frame field).
+// DecodeWord describes a word of a shadow stack whose role is not known:
+// a meta word if it can be one, else a text address, a retp or a payload.
 func DecodeWord(w fgraph.Word) string {
-	off := fgraph.GetFrameOffset(w)
-	switch fgraph.GetType(w) {
-	case fgraph.FgraphTypeReserved:
-		if w>>fgraph.FgraphTypeShift == 0 {
-			return fmt.Sprintf("RESERVED offset=%d", off)
-		}
-	case fgraph.FgraphTypeBitmap:
-		if w>>32 == 0 {
-			return fmt.Sprintf("BITMAP bits=%#x offset=%d", fgraph.GetBitmapBits(w), off)
-		}
-	case fgraph.FgraphTypeData:
-		if w>>21 == 0 {
-			return fmt.Sprintf("DATA idx=%d words=%d offset=%d", fgraph.GetDataIndex(w), fgraph.GetDataSize(w), off)
-		}
-	}
-	switch {
-	case w == fgraph.ReturnToHandler:
-		return "return_to_handler"
-	case fgraph.FuncOf(w) != 0 && w < fgraph.FuncAddr(0x10000):
-		f := fgraph.FuncOf(w)
-		if w == fgraph.FuncAddr(f) {
-			return fmt.Sprintf("func f%d", f)
-		}
-		return fmt.Sprintf("address in f%d (+%#x)", f, w-fgraph.FuncAddr(f))
-	case w>>56 == 0xda:
-		return "payload"
-	case w>>40 == 0xffffc9:
-		return "retp"
-	}
-	return ""
+	r := runner{sc: &Scenario{}}
+	return r.guessWord(w)
 }
 
 // traceRemote records the start or end of a remote action, drawn as a

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/fgcheck/fgcheck/harness"
+	"github.com/fgcheck/fgcheck/report"
 )
 
 func init() {
@@ -13,18 +16,29 @@ func init() {
 }
 
 const replayUsage = `fgcheck replay FILE [--trace=false] [--strict] [--json]
+                    [--html OUT.html [--html-max-bytes N]]
 
-Replays the file's schedule, prints the step-by-step trace and the verdict.
-With an "expect" line: exit 0 when the verdict matches it, 1 when not.
-Without: exit 1 on a violation, 0 when clean. Exit 2: misuse (a missing or
-malformed file: FILE:LINE:COL: message). The output depends only on the
-file: two replays print the same bytes.`
+Replays the file's schedule, prints the step-by-step trace (with pictures of
+the shadow stacks before and after every interrupt and remote action and at
+a violation) and the verdict. With an "expect" line: exit 0 when the verdict
+matches it, 1 when not. Without: exit 1 on a violation, 0 when clean. Exit
+2: misuse (a missing or malformed file: FILE:LINE:COL: message; a page that
+cannot be written or cannot fit --html-max-bytes). The output depends only
+on the file: two replays print the same bytes.
+
+--html OUT.html also writes the replay as one self-contained HTML page
+(timeline of the nested contexts, every commit and barrier, the pictures,
+the violation highlighted), atomically; stdout is unchanged. A page over
+--html-max-bytes (default 4 MiB) keeps the head of the trace and the part
+before the violation and says what it left out.`
 
 func runReplay(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("replay", stderr, replayUsage)
 	trace := fs.Bool("trace", true, "print the step-by-step trace")
 	strict := fs.Bool("strict", false, "turn every known-finding allowance off")
 	asJSON := fs.Bool("json", false, "print the verdict (and the trace) as one JSON object")
+	htmlOut := fs.String("html", "", "also write the replay as a self-contained HTML page to this file")
+	htmlMax := fs.Int("html-max-bytes", report.DefaultMaxBytes, "size cap of the --html page in bytes (the trace is cut to fit)")
 	pos, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -34,6 +48,9 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		return misuse(stderr, "replay", "want exactly one FILE, got %d arguments", len(pos))
 	}
 	path := pos[0]
+	if *htmlMax <= 0 {
+		return misuse(stderr, "replay", "--html-max-bytes must be positive, got %d", *htmlMax)
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return misuse(stderr, "replay", "%v", err)
@@ -43,11 +60,22 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err) // FILE:LINE:COL: message
 		return exitMisuse
 	}
-	res, err := harness.Replay(f, harness.RunOptions{Trace: *trace, Strict: *strict})
+	res, err := harness.Replay(f, harness.RunOptions{Trace: *trace || *htmlOut != "", Strict: *strict})
 	if err != nil {
 		return misuse(stderr, "replay", "%s: %v", path, err)
 	}
 	v := judge(f, res)
+	if *htmlOut != "" {
+		n, elided, err := writeReplayHTML(*htmlOut, *htmlMax, path, f, res, v, *strict)
+		if err != nil {
+			return misuse(stderr, "replay", "--html: %v", err)
+		}
+		note := ""
+		if elided > 0 {
+			note = fmt.Sprintf(", %d of %d events left out to fit --html-max-bytes %d", elided, len(res.Events), *htmlMax)
+		}
+		fmt.Fprintf(stderr, "replay: wrote %s (%d bytes%s)\n", *htmlOut, n, note)
+	}
 	if *asJSON {
 		writeJSON(stdout, v.json(path, res, *trace))
 	} else {
@@ -164,4 +192,37 @@ func (v verdict) json(path string, res *harness.Result, trace bool) jsonReplay {
 		}
 	}
 	return js
+}
+
+// writeReplayHTML renders the replay as an HTML page and writes it to out
+// atomically. It returns the page's size and the events it left out.
+func writeReplayHTML(out string, maxBytes int, path string, f *harness.File, res *harness.Result, v verdict, strict bool) (size, elided int, err error) {
+	sc := f.Scenario
+	cfg := sc.Config()
+	facts := []string{"variant " + sc.Variant.String()}
+	if sc.Mutant != 0 {
+		facts = append(facts, "mutant "+sc.Mutant.String())
+	}
+	if fx := sc.Fixes.Names(); len(fx) > 0 {
+		facts = append(facts, "fixes "+strings.Join(fx, " "))
+	}
+	facts = append(facts, fmt.Sprintf("F=%d, %d-word stacks, %s", cfg.FrameWords, cfg.StackWords, plural(len(sc.Tasks), "task")))
+	if strict || f.Strict {
+		facts = append(facts, "strict")
+	}
+	var vb bytes.Buffer
+	v.writeText(&vb, res, false)
+	lines := strings.Split(strings.TrimSuffix(vb.String(), "\n"), "\n")
+	if len(lines) > 0 && lines[0] == "===== VERDICT =====" {
+		lines = lines[1:]
+	}
+	page := &report.Page{
+		Title: path, Scenario: sc.Name, Facts: facts, Comments: f.Comments, File: string(f.Format()),
+		Verdict: lines, Failed: res.Failed(), Mismatch: v.expect != "" && !v.matched, Events: res.Events,
+	}
+	html, elided, err := report.Render(page, maxBytes)
+	if err != nil {
+		return 0, 0, err
+	}
+	return len(html), elided, writeFileAtomic(out, html, 0o644)
 }
