@@ -9,7 +9,7 @@ STATICCHECK_VERSION ?= v0.8.2
 # Packages that may hold fuzz targets.
 FUZZ_PKGS ?= ./fuzz/ ./harness/
 
-.PHONY: all run test vet fmtcheck bench fuzz props lint mutants check clean
+.PHONY: all run test vet fmtcheck bench fuzz props lint mutants check clean e2e
 
 all: check
 
@@ -66,6 +66,18 @@ mutants:
 	$(GO) run ./cmd/fgcheck mutants
 
 check: run test
+
+# The HTML page of fgcheck replay --html checked in headless Chromium
+# (e2e/, its own module: the main module does not depend on chromedp).
+# Needs /usr/bin/chromium (apt-get install -y chromium); skips without it.
+# Screenshots and the page go to e2e/out/.
+E2E_FILE ?= corpus/kernel-irq-push-over-discarded-tail-frame-stale-retp.txt
+E2E_LANES ?= 3
+e2e:
+	mkdir -p e2e/out
+	$(GO) build -o e2e/out/fgcheck ./cmd/fgcheck
+	e2e/out/fgcheck replay --strict --trace=false --html e2e/out/page.html $(E2E_FILE)
+	cd e2e && $(GO) test -count=1 -v -run '^TestPage$$' . -args -page out/page.html -out out -lanes $(E2E_LANES)
 
 clean:
 	rm -rf fgcheck-out
