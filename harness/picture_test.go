@@ -158,3 +158,23 @@ func TestTraceEvents(t *testing.T) {
 		t.Error("no barrier events")
 	}
 }
+
+// TestPictureInCLIDoc keeps the picture quoted in docs/cli.md in step with
+// the trace.
+func TestPictureInCLIDoc(t *testing.T) {
+	doc, err := os.ReadFile("../docs/cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := replayTrace(t, "testdata/picture/worked-example.txt")
+	for _, e := range res.Events {
+		if e.Kind == harness.TracePicture && e.Text == "before irq 1" {
+			block := strings.Join(e.Picture.Lines(), "\n")
+			if !strings.Contains(string(doc), "```\n"+block+"\n```") {
+				t.Errorf("docs/cli.md does not quote the current picture of worked-example.txt before irq 1:\n%s", block)
+			}
+			return
+		}
+	}
+	t.Fatal("no picture before irq 1")
+}
