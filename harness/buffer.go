@@ -351,7 +351,7 @@ func (r *runner) onCommit(c *ctx, st pending) {
 		if e := r.tracef(c, TraceCommit, "%s commit %s [%#x] = %#x", c.name, st.site, int(st.addr), st.val); e != nil {
 			e.Site, e.Addr, e.Where, e.Value = st.site.String(), int(st.addr), r.addrName(st.addr), st.val
 			if strings.Contains(e.Where, "ret_stack[") {
-				e.Decoded = r.guessWord(st.val)
+				e.Decoded = r.decodeStore(st.site, st.val)
 			}
 		}
 	}

@@ -277,6 +277,11 @@ func (r *runner) walkPicture(sp *StackPicture, rows []PictureRow, curr int) {
 			break
 		}
 		start := top - offs
+		if offs < F {
+			// The word read as the top meta word lies inside the frame it
+			// points to: get_ret_stack takes it anyway.
+			rows[top].Note = fmt.Sprintf("<- read as the top meta word: offset %d < F = %d", offs, F)
+		}
 		// The frame: struct ftrace_ret_stack, then the meta words up to top.
 		for i := start; i < start+F && i <= top; i++ {
 			r.frameField(&rows[i], i-start)
@@ -489,6 +494,24 @@ func (r *runner) guessWord(w fgraph.Word) string {
 		return "payload " + r.guessPayload(w)
 	}
 	return ""
+}
+
+// decodeStore describes a value stored to a shadow-stack word at site s:
+// by the field the site writes, else as guessWord does.
+func (r *runner) decodeStore(s fgraph.Site, w fgraph.Word) string {
+	switch s {
+	case fgraph.SitePushW2, fgraph.SitePushW5Ret:
+		return "ret " + describeAddr(w)
+	case fgraph.SitePushW5Func:
+		return "func " + describeAddr(w)
+	case fgraph.SitePushW5Calltime:
+		return "calltime " + strconv.FormatUint(w, 10)
+	case fgraph.SitePushW5Retp, fgraph.SitePushW2Retp:
+		return "retp " + describeRetp(w)
+	case fgraph.SiteUserPayload:
+		return "payload " + r.guessPayload(w)
+	}
+	return r.guessWord(w)
 }
 
 // Lines draws the picture as text.

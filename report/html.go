@@ -164,6 +164,7 @@ type item struct {
 	Ev     *harness.TraceEvent
 	Text   string // the event's text without its context's name
 	ID     string // "violation" for the first violation
+	Where  string // the context's name: "task0", "irq 1", "remote 3"
 	Lane   *lane
 	Elided *elision
 }
@@ -282,7 +283,7 @@ func displayName(ctx, kind string) string {
 }
 
 func (b *builder) add(i int, e *harness.TraceEvent) {
-	it := item{N: i + 1, Ev: e, Text: e.Text}
+	it := item{N: i + 1, Ev: e, Text: e.Text, Where: displayName(e.Ctx, e.CtxKind)}
 	if e.Kind != harness.TraceExit {
 		it.Text = strings.TrimPrefix(e.Text, e.Ctx+" ")
 	}
