@@ -22,7 +22,7 @@ var (
 	pagePath     = flag.String("page", "out/page.html", "the page written by fgcheck replay --html")
 	outDir       = flag.String("out", "out", "directory for the screenshots")
 	wantLanes    = flag.Int("lanes", 0, "expected number of lanes in the timeline (0: at least 2)")
-	wantContexts = flag.Int("contexts", 0, "expected number of contexts in the legend (0: as many as lanes)")
+	wantContexts = flag.Int("contexts", 0, "expected number of contexts in the legend (0: as many as distinct lane contexts)")
 	chromium     = flag.String("chromium", "/usr/bin/chromium", "the browser")
 )
 
@@ -144,10 +144,17 @@ func TestPage(t *testing.T) {
 	step("scroll to the first nested lane", err)
 	nested, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	step("screenshot of the first nested lane", err)
+	shots := map[string][]byte{"screenshot.png": shot, "top.png": top, "nested.png": nested}
+	cut, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const e = document.getElementById("elided"); if (e === null) { return false; } e.scrollIntoView({block: "center"}); return true; })()`))
+	step("look for an elision", err)
+	if cut {
+		shots["elided.png"], err = chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		step("screenshot of the elision", err)
+	}
 	step("untick show barriers", chromedp.Do(ctx, chromedp.Click(chromedp.ID("show-barriers"))))
 	hidden, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const b = document.querySelector(".ev-barrier"); return b !== null && getComputedStyle(b).display === "none"; })()`))
 	step("read the barriers", err)
-	for name, png := range map[string][]byte{"screenshot.png": shot, "top.png": top, "nested.png": nested} {
+	for name, png := range shots {
 		p := filepath.Join(*outDir, name)
 		if err := os.WriteFile(p, png, 0o644); err != nil {
 			t.Fatal(err)
@@ -180,7 +187,13 @@ func TestPage(t *testing.T) {
 	}
 	want := *wantContexts
 	if want == 0 {
-		want = f.Lanes
+		// One per distinct lane context (a cut page re-opens the lanes
+		// that were open at the cut).
+		distinct := map[string]bool{}
+		for _, c := range f.LaneCtx {
+			distinct[c] = true
+		}
+		want = len(distinct)
 	}
 	if f.Contexts != want {
 		t.Errorf("%d contexts in the legend, want %d", f.Contexts, want)

@@ -199,7 +199,14 @@ func render(p *Page, c cut) ([]byte, error) {
 		v.Elided = &elision{From: c.head + 1, To: c.tail, Count: c.tail - c.head, Full: c.full, Max: c.max}
 		b.stack = b.stack[:1]
 		b.root.Items = append(b.root.Items, item{Elided: v.Elided})
-		// Re-open the contexts that were open at the cut.
+		// Re-open the contexts that were open at the cut: the task that
+		// was running, and the interrupts and remote actions in it.
+		for i := c.tail - 1; i >= 0; i-- {
+			if e := &p.Events[i]; e.Level == 0 && e.Ctx != "" {
+				b.open(0, e.Ctx, e.CtxKind, displayName(e.Ctx, e.CtxKind), true)
+				break
+			}
+		}
 		for _, e := range openAt(p.Events, c.tail) {
 			b.open(e.Level, e.Ctx, e.CtxKind, e.Text, true)
 		}

@@ -286,3 +286,24 @@ func TestRenderCap(t *testing.T) {
 		t.Errorf("Render with a 4000-byte cap: %v, want a TooSmallError", err)
 	}
 }
+
+// A cut inside an IRQ re-opens the task's lane and the IRQ's lane, marked as
+// entered in the part left out; no anonymous lane appears.
+func TestRenderCapReopensLanes(t *testing.T) {
+	p := bigPage(t, 3000)
+	page, elided, err := report.Render(p, 96<<10)
+	if err != nil || elided == 0 {
+		t.Fatalf("Render: %d left out, %v", elided, err)
+	}
+	doc := parse(t, page)
+	var got []string
+	for _, l := range doc.byClass("lane") {
+		got = append(got, l.attr["data-ctx"])
+	}
+	if strings.Join(got, " ") != "task0 1 task0 1" {
+		t.Errorf("lanes %q, want task0 and irq 1 before the cut and again after it", got)
+	}
+	if n := len(doc.byClass("cont")); n != 2 {
+		t.Errorf("%d lanes say they were entered in the part left out, want 2", n)
+	}
+}
