@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/google/go-cmp v0.7.0
 	github.com/leanovate/gopter v0.2.11
+	gopkg.in/yaml.v3 v3.0.1
 	pgregory.net/rapid v1.3.0
 )
 
@@ -14,5 +15,4 @@ require (
 	github.com/schollz/progressbar/v3 v3.19.1 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/term v0.48.0 // indirect
-	gopkg.in/yaml.v3 v3.0.1 // indirect
 )

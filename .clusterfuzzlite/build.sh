@@ -69,6 +69,8 @@ sed -i 's/\btesting\.TB\b/ossfuzzTB/g' fuzz/fuzz_test.go
 build_fuzzer() {
 	local dir=$1 func=$2 name=$3
 	"$GO118FB" -tags gofuzz -func "$func" -o "$WORK/$name.a" "$dir"
+	# CXXFLAGS and LIB_FUZZING_ENGINE are lists of flags: split them.
+	# shellcheck disable=SC2086
 	$CXX $CXXFLAGS $LIB_FUZZING_ENGINE "$WORK/$name.a" -o "$OUT/$name"
 }
 

@@ -19,6 +19,8 @@
 //
 // Exit codes: 0 every check passed; 1 a check failed; 2 misuse (bad
 // arguments, a file that is misnamed, unreadable or not a summary).
+//
+// The checks are ci.Check (internal/ci), which tests them case by case.
 package main
 
 import (
@@ -26,6 +28,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/fgcheck/fgcheck/internal/ci"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -46,12 +50,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	shards, err := LoadAll(fs.Args())
+	shards, err := ci.LoadAll(fs.Args())
 	if err != nil {
 		fmt.Fprintf(stderr, "shardsum: %v\n", err)
 		return 2
 	}
-	r := Check(shards, Pins, *n)
+	r := ci.Check(shards, ci.Pins, *n)
 	fmt.Fprint(stdout, r.Text())
 	if *summary != "" {
 		f, err := os.OpenFile(*summary, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)

@@ -1,4 +1,4 @@
-package main
+package ci
 
 import (
 	"encoding/json"
@@ -20,7 +20,7 @@ type Pin struct {
 }
 
 // Pins are the std pins of harness/std_test.go (stdPins), copied: a test
-// of internal/ci parses that file and fails when the two differ.
+// parses that file (StdPins) and fails when the two differ.
 var Pins = map[string]Pin{
 	"latest": {56766, []string{"F1-bit0", "inflight-ret-addr", "reserve-reorder", "reserve-window"}},
 	"v6.11":  {110765, []string{"F1-bit0", "F3-torn-return", "F9-direct-off", "inflight-ret-addr", "reserve-reorder", "reserve-window"}},
@@ -58,7 +58,8 @@ type Shard struct {
 	Summary
 }
 
-// nameRE is the file name the CI workflow gives a shard's summary:
+// nameRE is the file name the CI workflow (.github/workflows/ci.yml) gives
+// a shard's summary:
 // explore-<variant>-<i>-of-<n>.json.
 var nameRE = regexp.MustCompile(`^explore-(.+)-([0-9]+)-of-([0-9]+)\.json$`)
 
