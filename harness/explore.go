@@ -77,6 +77,9 @@ type ExploreOptions struct {
 	// OnViolation is called synchronously for every failing run, before
 	// anything else happens (write the schedule to disk there).
 	OnViolation func(*Result)
+	// OnRun, if set, is called for every counted run, serialized, after
+	// OnViolation (Explore only; tests use it to see every schedule).
+	OnRun func(*Result)
 	// Checkpoint, if set, is called every CheckpointEvery runs of a piece
 	// (default 10000), whenever the exploration stops (Stop, MaxRuns, the
 	// first violation) and at the end, with a copy of the explorer's state;
@@ -421,6 +424,11 @@ func (e *explorer) piece(i int) (*Summary, error) {
 				if s.First == nil {
 					s.First = res
 				}
+			}
+			if opt.OnRun != nil {
+				e.mu.Lock()
+				opt.OnRun(res)
+				e.mu.Unlock()
 			}
 		}
 		more := d.next()

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/fgcheck/fgcheck/fgraph"
 )
@@ -70,31 +71,67 @@ func TestExhaustiveCountClosedForm(t *testing.T) {
 	}
 }
 
+// TestShardsPartitionTheSpace: the shards of a space (and the pieces the
+// workers pull) are disjoint and together hold every schedule of the
+// unsharded run, each once, with the same known-finding counts.
 func TestShardsPartitionTheSpace(t *testing.T) {
-	sc := small(2)
-	whole, err := Explore(sc, ExploreOptions{})
-	if err != nil {
-		t.Fatal(err)
+	std := Standard(fgraph.V611)
+	std.Bound.C = 1
+	cases := []struct {
+		name   string
+		sc     *Scenario
+		shards int
+		why    string
+	}{
+		{"small in 3", small(2), 3, "the closed-form space, cut in an odd number of shards"},
+		{"std v6.11 C=1 in 4", std, 4, "remote events, orders and known findings, cut like the CI matrix"},
+		{"std v6.11 C=1 in 7", std, 7, "more shards than the first choice points of many paths"},
 	}
-	var sum int64
-	seen := map[string]bool{}
-	for i := 0; i < 3; i++ {
-		s, err := Explore(sc, ExploreOptions{Shard: i, Shards: 3, OnViolation: nil})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum += s.Runs
-		_ = seen
-	}
-	if sum != whole.Runs {
-		t.Errorf("three shards explored %d schedules, the whole space has %d", sum, whole.Runs)
-	}
-	par, err := Explore(sc, ExploreOptions{Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if par.Runs != whole.Runs {
-		t.Errorf("two workers explored %d schedules, one explores %d", par.Runs, whole.Runs)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			collect := func(opt ExploreOptions) (map[string]int, *Summary) {
+				seen := map[string]int{}
+				opt.OnRun = func(r *Result) { seen[FormatSchedule(tc.sc, r.Schedule)]++ }
+				s, err := Explore(tc.sc, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return seen, s
+			}
+			whole, ws := collect(ExploreOptions{})
+			if int64(len(whole)) != ws.Runs {
+				t.Fatalf("the unsharded run visited %d distinct schedules in %d runs", len(whole), ws.Runs)
+			}
+			union := map[string]int{}
+			known := map[string]int64{}
+			for i := 0; i < tc.shards; i++ {
+				part, ps := collect(ExploreOptions{Shard: i, Shards: tc.shards})
+				for k, n := range part {
+					union[k] += n
+				}
+				for k, n := range ps.Known {
+					known[k] += n
+				}
+			}
+			for k, n := range union {
+				if n != 1 {
+					t.Errorf("schedule in %d shards (%s):\n%s", n, tc.why, k)
+				}
+				if whole[k] == 0 {
+					t.Errorf("a shard ran a schedule the whole run does not have (%s):\n%s", tc.why, k)
+				}
+			}
+			if len(union) != len(whole) {
+				t.Errorf("the shards hold %d schedules, the whole run %d (%s)", len(union), len(whole), tc.why)
+			}
+			if diff := cmp.Diff(ws.Known, known, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("summed known-finding counts differ (-whole +shards):\n%s", diff)
+			}
+			par, _ := collect(ExploreOptions{Workers: 2})
+			if diff := cmp.Diff(whole, par); diff != "" {
+				t.Errorf("two workers' pieces ran other schedules (-one worker +two):\n%s", diff)
+			}
+		})
 	}
 }
 
