@@ -144,7 +144,13 @@ func (r *runner) regionOrder(c *ctx, buf []pending) (order, drop []int) {
 			r.rUsed++
 			r.sched.Orders = append(r.sched.Orders, *o)
 			r.noteAlias(buf, o.Sites, o.Drop)
-			return r.applyOrder(buf, o.Sites, o.Drop)
+			order, drop := r.applyOrder(buf, o.Sites, o.Drop)
+			if r.tr != nil {
+				if e := r.tracef(c, TraceOrder, "%s order %s = %s", c.name, region, orderLabel(buf, Option{Order: order, Drop: drop})); e != nil {
+					e.Site = region.String()
+				}
+			}
+			return order, drop
 		}
 		r.orders[region] = nil // program order
 		return r.identity(n), nil

@@ -22,6 +22,7 @@ var goldenTraces = []struct {
 	{"testdata/picture/worked-example.txt", "kernel-fgraph.md section 1.6: two frames, bits {0,3}, two words of data for index 3"},
 	{"testdata/regress/reserve-window-nested-v611.txt", "F = 4 (calltime), nested NMIs, the walk stopping at a clobbered word"},
 	{"../corpus/kernel-irq-push-over-discarded-tail-frame-stale-retp.txt", "a remote action between pictures, a known finding"},
+	{"../corpus/compiler-sinks-data-word-below-reserve-raise.txt", "a replayed commit order; the walk stops at a word the reorder left 0"},
 }
 
 func replayTrace(t *testing.T, path string) (*harness.Result, string) {
