@@ -11,6 +11,13 @@
 // records its non-default choices as a [Schedule], the same text record for
 // every engine (see [ParseFile] and [File.Format]).
 //
+// With [RunOptions].Trace a run records its steps as [TraceEvent]s in
+// Result.Events (ops, commits, barriers, order choices, drops, interrupt
+// entries and exits, violations) and, before and after every interrupt and
+// remote action and at a violation, a [Picture] of the shadow stacks drawn
+// like the header comment of kernel/trace/fgraph.c; Result.Trace is their
+// text ([TraceText]). Package report renders the events as an HTML page.
+//
 // The execution model (contexts, the compiler store buffer, yield points) and
 // the seven oracles are described in docs/compiler-model.md; the standard
 // bound in docs/std.md; the known kernel findings in docs/findings.md.
