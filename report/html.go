@@ -43,7 +43,13 @@ var tmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 	"rowclass":      rowClass,
 	"parity":        func(n int) int { return n & 1 },
 	"trimviolation": func(s string) string { return strings.TrimPrefix(s, "VIOLATION ") },
-	"arrow":         func(s string) string { return strings.Replace(s, "<- ", "\u2190 ", 1) },
+	"firstline": func(s string) string {
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			return strings.TrimRight(s[:i], ":") + " ..."
+		}
+		return s
+	},
+	"arrow": func(s string) string { return strings.Replace(s, "<- ", "\u2190 ", 1) },
 }).Parse(pageTemplate))
 
 // rowClass is the CSS class suffix of a picture row's kind.
