@@ -77,12 +77,12 @@ func rowClass(k harness.RowKind) string {
 	return "unreached"
 }
 
-// TooSmallError says that even the smallest page, with every event left
-// out, is over the cap.
+// TooSmallError says that even the smallest page, with every event before
+// the violation left out, is over the cap.
 type TooSmallError struct{ Min, Max int }
 
 func (e *TooSmallError) Error() string {
-	return fmt.Sprintf("report: the smallest page (every event left out) is %d bytes, over the cap of %d bytes", e.Min, e.Max)
+	return fmt.Sprintf("report: the smallest page (every event before the violation left out) is %d bytes, over the cap of %d bytes", e.Min, e.Max)
 }
 
 // Render returns the page and the number of events it left out. If the
