@@ -80,5 +80,5 @@ e2e:
 	cd e2e && $(GO) test -count=1 -v -run '^TestPage$$' . -args -page out/page.html -out out -lanes $(E2E_LANES)
 
 clean:
-	rm -rf fgcheck-out
+	rm -rf fgcheck-out e2e/out
 	$(GO) clean ./...

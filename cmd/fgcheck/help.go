@@ -24,6 +24,7 @@ var examples = map[string][]string{
 		"fgcheck replay corpus/irq-before-w3-clobbers-ret.txt",
 		"fgcheck replay fgcheck-out/latest-M-push-1-unwinder-1a2b3c4d.txt --json",
 		"fgcheck replay corpus/kernel-bit0-retfunc-for-unaccepted-frame.txt --strict",
+		"fgcheck replay corpus/irq-before-w3-clobbers-ret.txt --html irq.html   # the page: timeline, pictures, violation",
 	},
 	"minimize": {
 		"fgcheck minimize fgcheck-out/latest-M-push-1-unwinder-1a2b3c4d.txt -o small.txt",
