@@ -19,8 +19,18 @@ type dfs struct {
 }
 
 // step is one choice point on the current path: the choice made, the
-// options offered, and how many of them this shard explores.
+// options offered, and how many of them this shard explores (lim), or
+// lim < 0 for a point where the shard takes only the options it owns.
 type step struct{ c, n, lim int }
+
+// owner is the shard that owns the schedules whose first non-default
+// choice is option c at choice point pos. Owning by position alone left
+// one shard of four with 61 % of std on v6.11: half the space lies under
+// the options of one point (a reordered region's orders); by position and
+// option, the largest group is 0.6 % of the space.
+func owner(pos, c, of int) int {
+	return int((uint64(pos)*0x9e3779b97f4a7c15 + uint64(c)) % uint64(of))
+}
 
 func (d *dfs) Choose(p *Point, opts []Option) int {
 	n := len(opts)
@@ -36,27 +46,41 @@ func (d *dfs) Choose(p *Point, opts []Option) int {
 		return s.c
 	}
 	// Sharding: the first non-default choice decides the shard. While every
-	// choice so far is the default, only the owner of this position may
-	// leave it.
+	// choice so far is the default, a shard leaves the default only for
+	// the options it owns.
 	lim := n
-	if d.of > 1 && d.zero && d.pos%d.of != d.shard {
-		lim = 1
+	if d.of > 1 && d.zero {
+		lim = -1
 	}
 	d.path = append(d.path, step{0, n, lim})
 	d.pos++
 	return 0
 }
 
+// following is the option after c that step i explores, or s.n if none.
+func (d *dfs) following(i int) int {
+	s := d.path[i]
+	if s.lim >= 0 {
+		return min(s.c+1, s.lim)
+	}
+	for c := s.c + 1; c < s.n; c++ {
+		if owner(i, c, d.of) == d.shard {
+			return c
+		}
+	}
+	return s.n
+}
+
 // next advances to the next unexplored path; false when done.
 func (d *dfs) next() bool {
 	for len(d.path) > 0 {
-		s := &d.path[len(d.path)-1]
-		if s.c+1 < s.lim {
-			s.c++
+		i := len(d.path) - 1
+		if c := d.following(i); c < d.path[i].n && (d.path[i].lim < 0 || c < d.path[i].lim) {
+			d.path[i].c = c
 			d.pos, d.zero = 0, true
 			return true
 		}
-		d.path = d.path[:len(d.path)-1]
+		d.path = d.path[:i]
 	}
 	return false
 }
@@ -127,7 +151,7 @@ type Checkpoint struct {
 // Path and Started false; a finished one has Done true.
 type PieceState struct {
 	Started, Done bool
-	Path          [][3]int // per choice point: choice, options, options explored
+	Path          [][3]int // per choice point: choice, options, options explored (-1: the options the shard owns)
 	Runs          int64
 	Violations    int64
 	Points        int64
