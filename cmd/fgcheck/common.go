@@ -736,7 +736,7 @@ func (o *outcome) writeText(w io.Writer) {
 	} else {
 		var parts []string
 		for _, k := range knownNames(o.sum.Known) {
-			parts = append(parts, fmt.Sprintf("%s (%d schedules)", k, o.sum.Known[k]))
+			parts = append(parts, fmt.Sprintf("%s (%s)", k, plural(int(o.sum.Known[k]), "schedule")))
 		}
 		fmt.Fprintf(w, "known:       %s\n", strings.Join(parts, ", "))
 	}
