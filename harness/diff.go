@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/google/go-cmp/cmp"
@@ -19,8 +21,17 @@ func diffTask(want *model.Task, got model.Task) string {
 	if equalTask(want, &got) {
 		return ""
 	}
-	return strings.ReplaceAll(cmp.Diff(want.Visible(), got, cmpopts.EquateEmpty()), "\u00a0", " ")
+	d := cmp.Diff(want.Visible(), got, cmpopts.EquateEmpty(), hexWords)
+	return hexShown.ReplaceAllString(strings.ReplaceAll(d, "\u00a0", " "), "$1")
 }
+
+// hexWords shows words (return addresses, funcs, retp slots, payload) in
+// hex, as the kernel and the pictures do; go-cmp prints a transformed value
+// as Inverse(hex, string("0x...")), which hexShown strips to the number.
+var (
+	hexWords = cmp.Transformer("hex", func(w uint64) string { return fmt.Sprintf("%#x", w) })
+	hexShown = regexp.MustCompile(`Inverse\(hex, string\("(0x[0-9a-f]+)"\)\)`)
+)
 
 // equalTask compares what words can show: Accepted and EntryDepth of the
 // model's frames are ground truth the abstraction cannot recover.
