@@ -7,11 +7,15 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/fgcheck/fgcheck/harness"
 )
 
 // TestMain lets a test run the real command in a child process (for
@@ -352,4 +356,71 @@ func dirFiles(t *testing.T, dir string) map[string]string {
 		m[n] = string(b)
 	}
 	return m
+}
+
+// TestSecondSignalQuitsAtOnce: the first SIGINT only asks the engine to
+// stop (graceful); the second reports what is known and exits, without
+// waiting for the engine.
+func TestSecondSignalQuitsAtOnce(t *testing.T) {
+	codes := make(chan int, 1)
+	saved := osExit
+	osExit = func(code int) { codes <- code }
+	defer func() { osExit = saved }()
+
+	var errb syncBuffer
+	h := &hunt{cmd: "explore", start: time.Now(), stderr: &errb}
+	var graceful atomic.Bool
+	p := new(harness.Progress)
+	p.Runs.Store(1234)
+	stop := h.watchInterrupt(&graceful, h.interrupted(p))
+	defer stop()
+
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); !graceful.Load(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the first SIGINT did not ask the engine to stop")
+		}
+	}
+	select {
+	case code := <-codes:
+		t.Fatalf("the first SIGINT exited (%d)", code)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if h.signal.Load() != 130 || !strings.Contains(errb.String(), "stopping after the current schedules") {
+		t.Errorf("after the first SIGINT: signal %d, stderr %q", h.signal.Load(), errb.String())
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case code := <-codes:
+		if code != 130 {
+			t.Errorf("the second SIGINT exited %d, want 130", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the second SIGINT did not exit")
+	}
+	if !strings.Contains(errb.String(), "interrupted after") || !strings.Contains(errb.String(), "1234 schedules") {
+		t.Errorf("the second SIGINT's report: %q", errb.String())
+	}
+}
+
+// syncBuffer is a strings.Builder safe for the signal goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -129,13 +129,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	}
 	budget := hf.startBudget(opt.Stop)
 	defer budget.stop()
-	stop := h.watchInterrupt(opt.Stop, func(failing int64, files []string) {
-		fmt.Fprintf(stderr, "\nfgcheck explore: interrupted after %.2f s, %d schedules\n", time.Since(h.start).Seconds(), opt.Progress.Runs.Load())
-		fmt.Fprintf(stderr, "failing schedules so far: %d\n", failing)
-		for _, p := range files {
-			fmt.Fprintf(stderr, "  %s\n", p)
-		}
-	})
+	stop := h.watchInterrupt(opt.Stop, h.interrupted(opt.Progress))
 	defer stop()
 	var line *progressLine
 	if progress {

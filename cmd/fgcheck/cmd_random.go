@@ -80,13 +80,7 @@ func runRandom(args []string, stdout, stderr io.Writer) int {
 	pr := new(harness.Progress)
 	budget := hf.startBudget(halt)
 	defer budget.stop()
-	stop := h.watchInterrupt(halt, func(failing int64, files []string) {
-		fmt.Fprintf(stderr, "\nfgcheck random: interrupted after %.2f s\n", time.Since(h.start).Seconds())
-		fmt.Fprintf(stderr, "failing schedules so far: %d\n", failing)
-		for _, p := range files {
-			fmt.Fprintf(stderr, "  %s\n", p)
-		}
-	})
+	stop := h.watchInterrupt(halt, h.interrupted(pr))
 	defer stop()
 
 	var line *progressLine

@@ -526,6 +526,18 @@ func (h *hunt) watchInterrupt(graceful *atomic.Bool, partial func(failing int64,
 	}
 }
 
+// interrupted is the report of a second signal (the engine is not waited
+// for): time, schedules so far, and the failing schedules written.
+func (h *hunt) interrupted(p *harness.Progress) func(failing int64, files []string) {
+	return func(failing int64, files []string) {
+		fmt.Fprintf(h.stderr, "\nfgcheck %s: interrupted after %.2f s, %d schedules\n", h.cmd, time.Since(h.start).Seconds(), p.Runs.Load())
+		fmt.Fprintf(h.stderr, "failing schedules so far: %d\n", failing)
+		for _, f := range files {
+			fmt.Fprintf(h.stderr, "  %s\n", f)
+		}
+	}
+}
+
 // osExit is os.Exit; tests replace it.
 var osExit = os.Exit
 
