@@ -1,6 +1,9 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Word-layout constants, restated from kernel-fgraph.md section 1.3 so the
 // model does not depend on the port (a test in harness/ checks they agree).
@@ -157,12 +160,9 @@ func AbstractFrames(c Config, im Image) (Task, []Meta, error) {
 		metas = append(metas, meta)
 		pos = start
 	}
-	for i := len(rev) - 1; i >= 0; i-- {
-		t.Frames = append(t.Frames, rev[i])
-	}
-	for i, j := 0, len(metas)-1; i < j; i, j = i+1, j-1 {
-		metas[i], metas[j] = metas[j], metas[i]
-	}
+	slices.Reverse(rev)
+	slices.Reverse(metas)
+	t.Frames = rev
 	return t, metas, nil
 }
 
