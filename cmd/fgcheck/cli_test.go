@@ -424,3 +424,13 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestHelpLayout: each -h has one "Flags:" heading and one "Examples:".
+func TestHelpLayout(t *testing.T) {
+	for name := range commands {
+		_, _, stderr := fgcheck(t, name, "-h")
+		if strings.Count(stderr, "Flags:") != 1 || strings.Count(stderr, "Examples:") != 1 {
+			t.Errorf("fgcheck %s -h has %d Flags: and %d Examples: headings:\n%s", name, strings.Count(stderr, "Flags:"), strings.Count(stderr, "Examples:"), stderr)
+		}
+	}
+}

@@ -31,9 +31,7 @@ minimized failing schedule is written to DIR/<mutant>.txt as soon as it is
 found. Progress goes to stderr.
 
 Exit status: 0 when every non-control mutant is killed and no control is;
-1 when a mutant survives or a control is flagged; 2 on misuse.
-
-Flags:`
+1 when a mutant survives or a control is flagged; 2 on misuse.`
 
 // runCatalogue is mutants.Run; tests replace it.
 var runCatalogue = mutants.Run
