@@ -36,7 +36,7 @@ import (
 const version = "0.1.0-dev"
 
 func init() {
-	register(&command{name: "version", short: "print the version", run: runVersion})
+	register(&command{name: "version", short: "print the versions of the tool and of the schedule and checkpoint formats", run: runVersion})
 }
 
 func runVersion(args []string, stdout, stderr io.Writer) int {

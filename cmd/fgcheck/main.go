@@ -49,6 +49,13 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 2 && args[0] == "help" {
+		if c := commands[args[1]]; c != nil {
+			return c.run([]string{"-h"}, stdout, stderr) // fgcheck help CMD
+		}
+		fmt.Fprintf(stderr, "fgcheck help: unknown command %q (run \"fgcheck help\")\n", args[1])
+		return exitMisuse
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(stdout)
 		if len(args) == 0 {
@@ -75,4 +82,7 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].short)
 	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run \"fgcheck help COMMAND\" or \"fgcheck COMMAND -h\" for its flags and examples.")
+	fmt.Fprintln(w, "Exit codes: 0 clean, 1 a violation, 2 misuse, 130/143 interrupted.")
 }

@@ -87,6 +87,7 @@ func TestMisuse(t *testing.T) {
 	}{
 		{"no command", nil, "", "a bare fgcheck is misuse (it prints the usage)"},
 		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`, "the registry rejects names it does not have"},
+		{"help on an unknown command", []string{"help", "frobnicate"}, `fgcheck help: unknown command "frobnicate"`, "help names only commands that exist"},
 		{"unknown flag", []string{"explore", "--frob"}, "flag provided but not defined: -frob", "the flag package reports it with ContinueOnError"},
 		{"flag without value", []string{"explore", "--variant"}, "flag needs an argument", "a string flag at the end of the line"},
 		{"unknown variant", []string{"explore", "--variant", "v9.9"}, `unknown variant "v9.9"`, "fgraph.ParseVariant's message"},
@@ -144,6 +145,7 @@ func TestHelpIsNotMisuse(t *testing.T) {
 		reason string
 	}{
 		{[]string{"help"}, "the command list"},
+		{[]string{"help", "explore"}, "help COMMAND is COMMAND -h"},
 		{[]string{"explore", "-h"}, "the flag package's ErrHelp"},
 		{[]string{"replay", "--help"}, "both dash forms"},
 		{[]string{"version"}, "version prints and exits 0"},
