@@ -96,6 +96,9 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		strict: hf.strict, out: hf.out, maxFiles: hf.maxFiles, stderr: stderr, start: time.Now()}
 	o := &outcome{cmd: "explore", sc: sc, h: h, workers: workers, engine: engine,
 		std: sf.scenario == "std", sharded: sn > 1, coverage: hf.coverage, resumed: -1}
+	if sn > 0 {
+		o.shard = fmt.Sprintf("%d/%d", si, sn)
+	}
 	opt := harness.ExploreOptions{
 		RunOptions:  harness.RunOptions{Strict: hf.strict},
 		Workers:     workers,

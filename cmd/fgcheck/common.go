@@ -552,7 +552,8 @@ type outcome struct {
 	engine   string
 	std      bool // the std scenario: coverage is a requirement
 	sharded  bool
-	coverage bool // print the table
+	shard    string // "i/n" when sharded
+	coverage bool   // print the table
 	// stopped says why an incomplete run stopped ("" when complete).
 	stopped string
 	// resumed is the schedule count a --checkpoint file resumed from
@@ -646,6 +647,8 @@ type jsonSummary struct {
 	Stopped string `json:"stopped"`
 	// KnownSchedules counts, per known finding, the schedules that hit it.
 	KnownSchedules map[string]int64 `json:"known_schedules"`
+	// Shard is "i/n" for explore --shard i/n, else "".
+	Shard string `json:"shard"`
 	// Resumed is the schedule count a --checkpoint resumed from (absent
 	// when the run did not resume).
 	Resumed *int64 `json:"resumed,omitempty"`
@@ -676,6 +679,7 @@ func (o *outcome) writeJSON(w io.Writer) {
 		Stopped:    o.stopped,
 
 		KnownSchedules: map[string]int64{},
+		Shard:          o.shard,
 	}
 	for k, n := range o.sum.Known {
 		js.KnownSchedules[k] = n

@@ -42,6 +42,9 @@ type Summary struct {
 	// fgcheck versions; when present, Complete must be true.
 	Complete *bool  `json:"complete"`
 	Stopped  string `json:"stopped"`
+	// Shard is "i/n" (absent from older summaries); when present it must
+	// be the shard the file name says.
+	Shard *string `json:"shard"`
 }
 
 // Violation is the first_violation object of a Summary.
@@ -110,6 +113,9 @@ func Load(path string) (Shard, error) {
 	}
 	if len(missing) > 0 {
 		return Shard{}, fmt.Errorf("%s: not an fgcheck explore --json summary (no %s)", path, strings.Join(missing, ", "))
+	}
+	if s.Summary.Shard != nil && *s.Summary.Shard != fmt.Sprintf("%d/%d", i, n) {
+		return Shard{}, fmt.Errorf("%s: named for shard %d/%d, but the summary is of shard %q", path, i, n, *s.Summary.Shard)
 	}
 	return s, nil
 }

@@ -1,6 +1,8 @@
 package ci
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -202,5 +204,36 @@ func TestCheck(t *testing.T) {
 				t.Errorf("problems:\n  %s\nwant (substrings):\n  %s\nreason: %s", strings.Join(r.Problems, "\n  "), strings.Join(tt.want, "\n  "), tt.reason)
 			}
 		})
+	}
+}
+
+// TestLoadShardKey: a summary's own shard key must agree with its file
+// name (a renamed or misplaced file would otherwise count for another
+// shard); summaries without the key (older fgcheck) still load.
+func TestLoadShardKey(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, shard string) string {
+		p := filepath.Join(dir, name)
+		body := `{"variant":"latest","mutant":"","bound":"K=2 D=2 R=1 E=1 C=2","schedules":1,"violations":0,"known":[]` + shard + `}`
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cases := []struct {
+		name, shard string
+		ok          bool
+		why         string
+	}{
+		{"explore-latest-1-of-4.json", `,"shard":"1/4"`, true, "name and key agree"},
+		{"explore-latest-2-of-4.json", ``, true, "no key: an older summary"},
+		{"explore-latest-3-of-4.json", `,"shard":"0/4"`, false, "a shard-0 summary saved under shard 3's name"},
+		{"explore-latest-0-of-2.json", `,"shard":"0/4"`, false, "another shard count"},
+	}
+	for _, tc := range cases {
+		_, err := Load(write(tc.name, tc.shard))
+		if (err == nil) != tc.ok {
+			t.Errorf("%s with %q: error %v, want ok=%v (%s)", tc.name, tc.shard, err, tc.ok, tc.why)
+		}
 	}
 }
