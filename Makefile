@@ -69,15 +69,17 @@ check: run test
 
 # The HTML page of fgcheck replay --html checked in headless Chromium
 # (e2e/, its own module: the main module does not depend on chromedp).
-# Needs /usr/bin/chromium (apt-get install -y chromium); skips without it.
-# Screenshots and the page go to e2e/out/.
+# Needs a Chromium or Chrome binary at $(CHROMIUM) (apt-get install -y
+# chromium); skips without it, fails without it when FGCHECK_E2E_REQUIRE
+# is set (CI). Screenshots and the page go to e2e/out/.
 E2E_FILE ?= corpus/kernel-irq-push-over-discarded-tail-frame-stale-retp.txt
 E2E_LANES ?= 3
+CHROMIUM ?= /usr/bin/chromium
 e2e:
 	mkdir -p e2e/out
 	$(GO) build -o e2e/out/fgcheck ./cmd/fgcheck
 	e2e/out/fgcheck replay --strict --trace=false --html e2e/out/page.html $(E2E_FILE)
-	cd e2e && $(GO) test -count=1 -v -run '^TestPage$$' . -args -page out/page.html -out out -lanes $(E2E_LANES)
+	cd e2e && $(GO) test -count=1 -v -run '^TestPage$$' . -args -page out/page.html -out out -lanes $(E2E_LANES) -chromium $(CHROMIUM)
 
 clean:
 	rm -rf fgcheck-out e2e/out

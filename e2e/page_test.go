@@ -62,7 +62,11 @@ const factsJS = `(() => {
 
 func TestPage(t *testing.T) {
 	if _, err := os.Stat(*chromium); err != nil {
-		t.Skipf("skipped: no browser at %s (install it with apt-get install -y chromium, or pass -chromium PATH): %v", *chromium, err)
+		msg := fmt.Sprintf("no browser at %s (install it with apt-get install -y chromium, or pass -chromium PATH): %v", *chromium, err)
+		if os.Getenv("FGCHECK_E2E_REQUIRE") != "" {
+			t.Fatal(msg) // CI: a missing browser is a failure, not a skip
+		}
+		t.Skip("skipped: " + msg)
 	}
 	abs, err := filepath.Abs(*pagePath)
 	if err != nil {
