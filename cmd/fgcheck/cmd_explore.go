@@ -66,10 +66,6 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return misuse(stderr, "explore", "%v", err)
 	}
-	progress, err := wantProgress(hf.progress, stderr)
-	if err != nil {
-		return misuse(stderr, "explore", "%v", err)
-	}
 
 	argv := append([]string{"explore"}, args...)
 	var cf *checkpointFile
@@ -130,24 +126,18 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	budget := hf.startBudget(opt.Stop)
-	defer budget.stop()
-	stop := h.watchInterrupt(opt.Stop, h.interrupted(opt.Progress))
-	defer stop()
-	var line *progressLine
-	if progress {
-		line = startProgress(stderr, opt.Progress, *maxRuns, max(o.resumed, 0))
-	}
+	engineDone, release := h.watch(&hf, opt.Stop, opt.Progress, *maxRuns, max(o.resumed, 0))
+	defer release()
 
 	start := time.Now()
 	sum, err := harness.Explore(sc, opt)
 	o.seconds = time.Since(start).Seconds()
-	line.stop()
+	engineDone()
 	if err != nil {
 		return misuse(stderr, "explore", "%v", err)
 	}
 	o.sum = sum
-	o.stopped = o.stopReason(budget.fired, hf.budget.String(), *maxRuns)
+	o.stopped = o.stopReason(*maxRuns)
 	code = o.report(stdout, stderr, hf.json)
 	if saveErr != nil && code == exitClean {
 		code = exitMisuse

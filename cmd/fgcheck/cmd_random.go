@@ -60,10 +60,6 @@ func runRandom(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return misuse(stderr, "random", "%v", err)
 	}
-	progress, err := wantProgress(hf.progress, stderr)
-	if err != nil {
-		return misuse(stderr, "random", "%v", err)
-	}
 
 	workers := hf.nworkers()
 	engine := fmt.Sprintf("%s, seed %#x", *mode, seed)
@@ -78,15 +74,8 @@ func runRandom(args []string, stdout, stderr io.Writer) int {
 	o := &outcome{cmd: "random", sc: sc, h: h, workers: workers, engine: engine, coverage: hf.coverage, resumed: -1}
 	halt := new(atomic.Bool)
 	pr := new(harness.Progress)
-	budget := hf.startBudget(halt)
-	defer budget.stop()
-	stop := h.watchInterrupt(halt, h.interrupted(pr))
-	defer stop()
-
-	var line *progressLine
-	if progress {
-		line = startProgress(stderr, pr, *runs, 0)
-	}
+	engineDone, release := h.watch(&hf, halt, pr, *runs, 0)
+	defer release()
 
 	start := time.Now()
 	sum, err := harness.Sample(sc, seed, *runs, *mode, harness.ExploreOptions{
@@ -98,13 +87,13 @@ func runRandom(args []string, stdout, stderr io.Writer) int {
 		Progress:    pr,
 	})
 	o.seconds = time.Since(start).Seconds()
-	line.stop()
+	engineDone()
 	if err != nil {
 		return misuse(stderr, "random", "%v", err)
 	}
 	o.sum = sum
 	if sum.Runs < *runs {
-		o.stopped = o.stopReason(budget.fired, hf.budget.String(), 0)
+		o.stopped = o.stopReason(0)
 	}
 	return o.report(stdout, stderr, hf.json)
 }

@@ -296,31 +296,6 @@ type huntFlags struct {
 	progress  string
 }
 
-// budgetTimer stops an engine when the --time budget runs out.
-type budgetTimer struct {
-	t     *time.Timer
-	fired *atomic.Bool
-}
-
-// startBudget arms the --time budget (none when 0): when it runs out, it
-// sets stop, and the engine ends between two runs.
-func (h *huntFlags) startBudget(stop *atomic.Bool) budgetTimer {
-	b := budgetTimer{fired: new(atomic.Bool)}
-	if h.budget > 0 {
-		b.t = time.AfterFunc(h.budget, func() {
-			b.fired.Store(true)
-			stop.Store(true)
-		})
-	}
-	return b
-}
-
-func (b budgetTimer) stop() {
-	if b.t != nil {
-		b.t.Stop()
-	}
-}
-
 func (h *huntFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&h.strict, "strict", false, "turn every known-finding allowance off")
 	fs.IntVar(&h.workers, "workers", 1, "parallel workers (0: all cores)")
@@ -346,6 +321,9 @@ func (h *huntFlags) check() error {
 	}
 	if h.budget < 0 {
 		return fmt.Errorf("--time %v: want 0 (none) or more", h.budget)
+	}
+	if h.progress != "auto" && h.progress != "on" && h.progress != "off" {
+		return fmt.Errorf("--progress %q: want auto, on or off", h.progress)
 	}
 	return nil
 }
@@ -395,6 +373,35 @@ type hunt struct {
 	writeErrs int
 	stopped   bool         // interrupted at once: record nothing more
 	signal    atomic.Int32 // 128+signal of a graceful interrupt, else 0
+	budget    time.Duration
+	overtime  atomic.Bool // the --time budget ran out
+}
+
+// watch arms what runs beside an engine: the --time budget and the
+// signal handler, which both set stop, and the progress line (total and
+// base as startProgress). Call engineDone when the engine returns, and
+// release when the command is done reporting.
+func (h *hunt) watch(hf *huntFlags, stop *atomic.Bool, p *harness.Progress, total, base int64) (engineDone, release func()) {
+	h.budget = hf.budget
+	var timer *time.Timer
+	if hf.budget > 0 {
+		timer = time.AfterFunc(hf.budget, func() {
+			h.overtime.Store(true)
+			stop.Store(true)
+		})
+	}
+	release = h.watchInterrupt(stop, h.interrupted(p))
+	var line *progressLine
+	if hf.drawProgress(h.stderr) {
+		line = startProgress(h.stderr, p, total, base)
+	}
+	engineDone = func() {
+		if timer != nil {
+			timer.Stop()
+		}
+		line.stop()
+	}
+	return engineDone, release
 }
 
 // onViolation is the ExploreOptions.OnViolation callback. The engine calls
@@ -564,7 +571,7 @@ type outcome struct {
 
 // stopReason says why the engine stopped before the end, from what the
 // command knows: a signal, the time budget, --max-runs, a violation.
-func (o *outcome) stopReason(budget *atomic.Bool, budgetText string, maxRuns int64) string {
+func (o *outcome) stopReason(maxRuns int64) string {
 	switch {
 	case o.sum.Complete && o.cmd == "explore":
 		return ""
@@ -572,8 +579,8 @@ func (o *outcome) stopReason(budget *atomic.Bool, budgetText string, maxRuns int
 		return "interrupted (SIGINT)"
 	case o.h.signal.Load() == 143:
 		return "interrupted (SIGTERM)"
-	case budget != nil && budget.Load():
-		return "time budget " + budgetText + " reached"
+	case o.h.overtime.Load():
+		return "time budget " + o.h.budget.String() + " reached"
 	case maxRuns > 0 && o.sum.Runs >= maxRuns:
 		return fmt.Sprintf("--max-runs %d reached", maxRuns)
 	case o.sum.Violations > 0:

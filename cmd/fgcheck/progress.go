@@ -23,18 +23,17 @@ import (
 // progressHelp documents --progress.
 const progressHelp = "progress line on stderr: `auto` (only when stderr is a terminal), on or off"
 
-// wantProgress decides --progress: auto draws only on a terminal.
-func wantProgress(mode string, stderr io.Writer) (bool, error) {
-	switch mode {
+// drawProgress decides --progress (checked by huntFlags.check): auto
+// draws only on a terminal.
+func (h *huntFlags) drawProgress(stderr io.Writer) bool {
+	switch h.progress {
 	case "on":
-		return true, nil
-	case "off":
-		return false, nil
+		return true
 	case "auto":
 		f, ok := stderr.(*os.File)
-		return ok && term.IsTerminal(int(f.Fd())), nil
+		return ok && term.IsTerminal(int(f.Fd()))
 	}
-	return false, fmt.Errorf("--progress %q: want auto, on or off", mode)
+	return false
 }
 
 // progressLine draws p on w every tick until stop is called.
