@@ -172,34 +172,15 @@ func (r *runner) addrName(a fgraph.Addr) string {
 			return fmt.Sprintf("task%d ret_stack[%d]", t, a-b-fgraph.TaskWords)
 		}
 	}
-	switch {
-	case a >= fgraph.AddrArray && a < fgraph.AddrArray+fgraph.FgraphArraySize:
-		return fmt.Sprintf("fgraph_array[%d]", a-fgraph.AddrArray)
-	case a == fgraph.AddrBitmask:
-		return "fgraph_array_bitmask"
-	case a == fgraph.AddrActive:
-		return "ftrace_graph_active"
-	case a == fgraph.AddrDoDirect:
-		return "fgraph_do_direct"
-	case a == fgraph.AddrDirectGops:
-		return "fgraph_direct_gops"
-	case a == fgraph.AddrFunc:
-		return "fgraph_func"
-	case a == fgraph.AddrRetfunc:
-		return "fgraph_retfunc"
-	case a >= fgraph.AddrLRU && a < fgraph.AddrLRU+fgraph.FgraphArraySize:
-		return fmt.Sprintf("fgraph_lru_table[%d]", a-fgraph.AddrLRU)
-	case a == fgraph.AddrLRUNext:
-		return "fgraph_lru_next"
-	case a == fgraph.AddrLRULast:
-		return "fgraph_lru_last"
-	case a == fgraph.AddrDead:
-		return "kill_ftrace_graph"
-	case a == fgraph.AddrArrayCnt:
-		return "fgraph_array_cnt"
-	case a >= fgraph.AddrSlotGen && a < fgraph.AddrSlotGen+fgraph.FgraphArraySize:
-		return fmt.Sprintf("slot generation[%d]", a-fgraph.AddrSlotGen)
-	case a >= fgraph.AddrOps && a < fgraph.AddrOps+fgraph.MaxOps*fgraph.OpsWords:
+	for _, g := range globalNames {
+		if a >= g.base && a < g.base+g.n {
+			if g.n == 1 {
+				return g.name
+			}
+			return fmt.Sprintf("%s[%d]", g.name, a-g.base)
+		}
+	}
+	if a >= fgraph.AddrOps && a < fgraph.AddrOps+fgraph.MaxOps*fgraph.OpsWords {
 		k, f := int(a-fgraph.AddrOps)/fgraph.OpsWords, int(a-fgraph.AddrOps)%fgraph.OpsWords
 		name := fmt.Sprintf("ops %d", k)
 		if k < len(r.sc.Users) {
@@ -211,6 +192,28 @@ func (r *runner) addrName(a fgraph.Addr) string {
 		return name + " idx"
 	}
 	return ""
+}
+
+// globalNames names the global words and arrays of fgraph.Machine.Mem by
+// their kernel names.
+var globalNames = []struct {
+	base fgraph.Addr
+	n    fgraph.Addr // words: 1 for a variable, the length of an array
+	name string
+}{
+	{fgraph.AddrArray, fgraph.FgraphArraySize, "fgraph_array"},
+	{fgraph.AddrBitmask, 1, "fgraph_array_bitmask"},
+	{fgraph.AddrActive, 1, "ftrace_graph_active"},
+	{fgraph.AddrDoDirect, 1, "fgraph_do_direct"},
+	{fgraph.AddrDirectGops, 1, "fgraph_direct_gops"},
+	{fgraph.AddrFunc, 1, "fgraph_func"},
+	{fgraph.AddrRetfunc, 1, "fgraph_retfunc"},
+	{fgraph.AddrLRU, fgraph.FgraphArraySize, "fgraph_lru_table"},
+	{fgraph.AddrLRUNext, 1, "fgraph_lru_next"},
+	{fgraph.AddrLRULast, 1, "fgraph_lru_last"},
+	{fgraph.AddrDead, 1, "kill_ftrace_graph"},
+	{fgraph.AddrArrayCnt, 1, "fgraph_array_cnt"},
+	{fgraph.AddrSlotGen, fgraph.FgraphArraySize, "slot generation"},
 }
 
 // DecodeWord describes a word of a shadow stack whose role is not known:
