@@ -67,6 +67,21 @@ func checkError(t fataler, name string, in []byte, err error) {
 	}
 }
 
+// mustParse reads and parses a schedule file, failing the test if it
+// cannot; it returns the file and its bytes.
+func mustParse(t *testing.T, path string) (*harness.File, []byte) {
+	t.Helper()
+	in, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := harness.ParseFile(path, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, in
+}
+
 // TestFormatGolden: every canonical file formats to itself byte for byte.
 func TestFormatGolden(t *testing.T) {
 	paths, err := filepath.Glob(filepath.Join("testdata", "format", "*.txt"))
@@ -78,14 +93,7 @@ func TestFormatGolden(t *testing.T) {
 	}
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			in, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, err := harness.ParseFile(path, in)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f, in := mustParse(t, path)
 			if got := f.Format(); !bytes.Equal(got, in) {
 				t.Errorf("not canonical (-file +Format):\n%s", cmp.Diff(string(in), string(got)))
 			}
@@ -106,14 +114,7 @@ func TestFormatNonCanonical(t *testing.T) {
 	}
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			in, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, err := harness.ParseFile(path, in)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f, in := mustParse(t, path)
 			got := f.Format()
 			if bytes.Equal(got, in) {
 				t.Errorf("input is already canonical; put it in testdata/format/*.txt")

@@ -27,14 +27,7 @@ var goldenTraces = []struct {
 
 func replayTrace(t *testing.T, path string) (*harness.Result, string) {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := harness.ParseFile(path, data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, _ := mustParse(t, path)
 	res, err := harness.Replay(f, harness.RunOptions{Trace: true})
 	if err != nil {
 		t.Fatal(err)
