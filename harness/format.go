@@ -1093,10 +1093,14 @@ func funcList(l []int) string {
 	return strings.Join(s, ",")
 }
 
-func formatOps(p []Op) string {
+func formatOps(p []Op) string { return "ops=(" + OpsText(p) + ")" }
+
+// OpsText is a program as the schedule format writes it inside ops=(...):
+// "call 1, call 2, ret, ret".
+func OpsText(p []Op) string {
 	s := make([]string, len(p))
 	for i, op := range p {
 		s[i] = op.String()
 	}
-	return "ops=(" + strings.Join(s, ", ") + ")"
+	return strings.Join(s, ", ")
 }

@@ -145,12 +145,12 @@ func scheduleFiles(path string) ([]string, error) {
 func describe(sc *harness.Scenario, file, about string, exp *harness.Expect, events int) jsonScenario {
 	r := jsonScenario{Name: sc.Name, File: file, Variant: sc.Variant.String(), Mutant: mutantName(sc),
 		Fixes: sc.Fixes.Names(), Users: len(sc.Users), Bound: sc.Bound.String(), Events: events, About: about,
-		IRQ: ops(sc.IRQ), NMI: ops(sc.NMI), Tasks: []string{}, Remotes: []string{}}
+		IRQ: harness.OpsText(sc.IRQ), NMI: harness.OpsText(sc.NMI), Tasks: []string{}, Remotes: []string{}}
 	if r.Fixes == nil {
 		r.Fixes = []string{}
 	}
 	for _, t := range sc.Tasks {
-		r.Tasks = append(r.Tasks, ops(t))
+		r.Tasks = append(r.Tasks, harness.OpsText(t))
 	}
 	for _, rm := range sc.Remotes {
 		r.Remotes = append(r.Remotes, rm.Label(sc))
@@ -163,14 +163,6 @@ func describe(sc *harness.Scenario, file, about string, exp *harness.Expect, eve
 		r.Expect = "violation " + exp.Oracle
 	}
 	return r
-}
-
-func ops(p []harness.Op) string {
-	parts := make([]string, len(p))
-	for i, o := range p {
-		parts[i] = o.String()
-	}
-	return strings.Join(parts, ", ")
 }
 
 func orNone(s []string) string {
