@@ -434,3 +434,16 @@ func TestHelpLayout(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryNamesEveryFix: the summary's first line names each fix given
+// (from the one fix table, so a new fix cannot be left out).
+func TestSummaryNamesEveryFix(t *testing.T) {
+	all := strings.Join(harness.FixNames(), ",")
+	code, out, _ := fgcheck(t, "explore", "--fix", all, "--max-runs", "1")
+	first, _, _ := strings.Cut(out, "\n")
+	for _, name := range harness.FixNames() {
+		if !strings.Contains(first, "fix "+name) {
+			t.Errorf("exit %d; summary header %q lacks fix %s", code, first, name)
+		}
+	}
+}

@@ -825,14 +825,8 @@ func (o *outcome) writeFiles(w io.Writer) {
 
 func scenarioExtras(sc *harness.Scenario, strict bool) string {
 	var ex []string
-	fx := sc.Fixes
-	for _, f := range []struct {
-		on   bool
-		name string
-	}{{fx.NoBit0, "no-bit0"}, {fx.GenCounter, "gen-counter"}, {fx.EntryForAll, "entry-for-all"}, {fx.ReserveIrqOff, "reserve-irqoff"}, {fx.RetpGuard, "retp-guard"}} {
-		if f.on {
-			ex = append(ex, "fix "+f.name)
-		}
+	for _, name := range sc.Fixes.Names() {
+		ex = append(ex, "fix "+name)
 	}
 	if sc.Alias {
 		ex = append(ex, "alias")
