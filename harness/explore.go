@@ -61,7 +61,10 @@ func (d *dfs) Choose(p *Point, opts []Option) int {
 func (d *dfs) following(i int) int {
 	s := d.path[i]
 	if s.lim >= 0 {
-		return min(s.c+1, s.lim)
+		if s.c+1 < s.lim {
+			return s.c + 1
+		}
+		return s.n
 	}
 	for c := s.c + 1; c < s.n; c++ {
 		if owner(i, c, d.of) == d.shard {
@@ -75,7 +78,7 @@ func (d *dfs) following(i int) int {
 func (d *dfs) next() bool {
 	for len(d.path) > 0 {
 		i := len(d.path) - 1
-		if c := d.following(i); c < d.path[i].n && (d.path[i].lim < 0 || c < d.path[i].lim) {
+		if c := d.following(i); c < d.path[i].n {
 			d.path[i].c = c
 			d.pos, d.zero = 0, true
 			return true
