@@ -21,9 +21,17 @@ const (
 	// BIT(0) always set, no data reservation, no per-user save/restore, no
 	// direct mode, no task-variable area, ret_addr ignoring the idx cursor.
 	Seed
+	// V612 is the 6.12 stable series as Debian ships it (6.12.117,
+	// linux-source-6.12): the v6.11 frame (F = 4, calltime) and call
+	// structure (no recursion lock inside enter, fgraph_retrieve_data in the
+	// retfunc), with the fixes backported to 6.12.y: READ_ONCE in the return
+	// loop (F3), the static key turned back on when users drop to one (F9),
+	// FGRAPH_NO_DIRECT (F10). It is the variant the compiled tree of the CI
+	// is held to (fgcheck diff).
+	V612
 )
 
-var variantNames = [...]string{Latest: "latest", V611: "v6.11", Seed: "seed"}
+var variantNames = [...]string{Latest: "latest", V611: "v6.11", Seed: "seed", V612: "v6.12"}
 
 func (v Variant) String() string {
 	if int(v) < len(variantNames) {
@@ -39,11 +47,11 @@ func ParseVariant(s string) (Variant, error) {
 			return Variant(i), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown variant %q (want latest, v6.11 or seed)", s)
+	return 0, fmt.Errorf("unknown variant %q (want latest, v6.12, v6.11 or seed)", s)
 }
 
 // Variants lists every kernel variant in order.
-func Variants() []Variant { return []Variant{Latest, V611, Seed} }
+func Variants() []Variant { return []Variant{Latest, V612, V611, Seed} }
 
 // Config is the layout and behaviour of one Machine. The zero value is not
 // valid; use DefaultConfig(variant) and adjust.
@@ -104,7 +112,7 @@ func DefaultConfig(v Variant) Config {
 
 // Validate reports a misuse of the configuration.
 func (c Config) Validate() error {
-	if c.Variant > Seed {
+	if c.Variant > V612 {
 		return fmt.Errorf("fgraph: unknown variant %d", c.Variant)
 	}
 	if c.FrameWords != 3 && c.FrameWords != 4 {

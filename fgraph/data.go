@@ -122,7 +122,7 @@ func (m *Machine) fgraphRetrieveParentData(idx, depth int) (int, int) {
 // tests: it returns the payload words or nil.
 func (m *Machine) RetrieveData(idx int) []Word {
 	var p, size int
-	if m.cfg.Variant == V611 {
+	if m.cfg.Variant == V611 || m.cfg.Variant == V612 {
 		p, size = m.fgraphRetrieveData(idx)
 	} else {
 		p, size = m.fgraphRetrieveParentData(idx, 0)

@@ -11,10 +11,12 @@
 // [Hooks]. With no hooks attached the shim is a plain slice access.
 //
 // The port is deterministic: no goroutines, clocks or randomness. A Machine is
-// one CPU, its tasks and the global tracer state.
+// one CPU, its tasks and the global tracer state; its [Core] is this port or,
+// through package ctarget, a kernel tree's compiled fgraph.c.
 //
 // Variants ([Variant]) select the kernel version being ported: Latest (v6.14+
-// with the 2026 direct-mode fixes), V611 (as merged for v6.11) and Seed
+// with the 2026 direct-mode fixes), V612 (6.12.y stable as Debian ships it),
+// V611 (as merged for v6.11) and Seed
 // (patch 04/20 of the May 2024 series, the seed review). Fix variants that are
 // proposals, not upstream, are options on the Config (GenCounter, NoBit0).
 package fgraph

@@ -68,6 +68,11 @@ type Machine struct {
 	cfg   Config
 	Mem   []Word
 	hooks Hooks
+	core  Core
+	// ext: the core is not the port (its stores go through Poke too).
+	ext bool
+	// entryRetp is the slot of the call being entered, per context level.
+	entryRetp [8]Word
 
 	ops   []*Ops
 	tasks []taskInfo
@@ -137,6 +142,7 @@ func NewMachine(c Config) (*Machine, error) {
 	m.Mem[AddrFunc] = HandleStub
 	m.Mem[AddrRetfunc] = HandleStub
 	m.Mem[AddrDirectGops] = HandleStub
+	m.core = portCore{m}
 	return m, nil
 }
 
@@ -229,4 +235,6 @@ func (m *Machine) Reset() {
 	m.Current, m.Level = 0, 0
 	m.Handlers, m.clock = [8]int{}, 0
 	m.regGen, m.initialized = 0, false
+	m.entryRetp = [8]Word{}
+	m.core.Reset()
 }

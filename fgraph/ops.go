@@ -174,7 +174,7 @@ func (m *Machine) entryBody(o *Ops, idx int, tr *Trace, rec *Record) bool {
 	if o.DataBytes > 0 && m.cfg.Variant != Seed {
 		// fgraph_reserve_data is exported and called out of line.
 		m.fence(SiteReserveCall, CallIn)
-		p := m.fgraphReserveData(idx, o.DataBytes)
+		p := m.core.FgraphReserveData(idx, o.DataBytes)
 		m.fence(SiteReserveCall, CallOut)
 		if p < 0 {
 			return false
@@ -214,11 +214,7 @@ func (m *Machine) retfunc(o *Ops, gops Word, tr *Trace, torn bool) {
 	if o.DataBytes > 0 && m.cfg.Variant != Seed {
 		var p, size int
 		m.fence(SiteRetrieveCall, CallIn)
-		if m.cfg.Variant == V611 {
-			p, size = m.fgraphRetrieveData(idx)
-		} else {
-			p, size = m.fgraphRetrieveParentData(idx, 0)
-		}
+		p, size = m.core.FgraphRetrieveData(idx)
 		m.fence(SiteRetrieveCall, CallOut)
 		if p >= 0 {
 			n := size / LongSize

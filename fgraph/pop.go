@@ -54,7 +54,8 @@ func (m *Machine) ftraceReturnToHandler(fp Word) Word {
 	if m.cfg.Variant != Seed && m.cfg.StaticCall && m.ldOnce(SiteRetDirect, AddrDoDirect) != 0 && m.directReturn(w, bitmap, &tr) {
 		// direct mode handled the return
 	} else {
-		plain := m.cfg.Variant != Latest || mu.Has(MF3) // READ_ONCE since d65474033740 (v6.13)
+		// READ_ONCE since d65474033740 (v6.13, backported to 6.12.y)
+		plain := m.cfg.Variant == V611 || m.cfg.Variant == Seed || mu.Has(MF3)
 		// for_each_set_bit(i, &bitmap, ...)
 		for rest := bitmap; rest != 0; rest &= rest - 1 {
 			i := bits.TrailingZeros16(rest)

@@ -74,7 +74,7 @@ func (c Config) NoDirect() bool {
 // fgraphNoDirect is FGRAPH_NO_DIRECT (f4ff9f646a4d): an entry-for-all arch
 // in the latest kernel (the F10 mutant takes it away again).
 func (c Config) fgraphNoDirect() bool {
-	return c.EntryForAll && c.Variant == Latest && !c.Mutants.Has(MF10)
+	return c.EntryForAll && (c.Variant == Latest || c.Variant == V612) && !c.Mutants.Has(MF10)
 }
 
 // doDirectDefault is the initial value of the static key fgraph_do_direct:
@@ -135,7 +135,7 @@ func (m *Machine) ftraceGraphDisableDirect(disableBranch bool) {
 // Source: register_ftrace_graph(), gregkh/linux 000aa47a51233 (Mlate order;
 // kernel-fgraph.md section 2.7 steps 1-10); the seed's lowest-free-slot
 // search with an immediate publish.
-func (m *Machine) RegisterBegin(o *Ops) int {
+func (m *Machine) registerBegin(o *Ops) int {
 	if o == nil || o.k >= len(m.ops) || m.ops[o.k] != o {
 		m.warn(SiteRegister, "register_ftrace_graph: unknown ops")
 		return ENOSPC
@@ -188,7 +188,7 @@ func (m *Machine) RegisterBegin(o *Ops) int {
 
 // RegisterFinish runs ftrace_startup_subops() (the ops' hash becomes usable)
 // and publishes the user in fgraph_array (after startup since the F4 fix).
-func (m *Machine) RegisterFinish(o *Ops) {
+func (m *Machine) registerFinish(o *Ops) {
 	if o == nil || !o.reg {
 		return
 	}
@@ -211,7 +211,7 @@ func (m *Machine) RegisterFtraceGraph(o *Ops) int {
 // UnregisterBegin runs unregister_ftrace_graph() up to the synchronisation
 // in ftrace_shutdown_subops(): release the index, store the stub, count down.
 // Source: unregister_ftrace_graph(), gregkh/linux 000aa47a51233 (steps 1-4).
-func (m *Machine) UnregisterBegin(o *Ops) bool {
+func (m *Machine) unregisterBegin(o *Ops) bool {
 	if o == nil || !o.reg {
 		m.warn(SiteUnregister, "unregister_ftrace_graph: not registered")
 		return false
@@ -253,7 +253,7 @@ func (m *Machine) UnregisterBegin(o *Ops) bool {
 
 // UnregisterFinish runs the rest: ftrace_shutdown_subops() (after which no
 // CPU is inside the user's callbacks) and the direct-mode switch.
-func (m *Machine) UnregisterFinish(o *Ops) {
+func (m *Machine) unregisterFinish(o *Ops) {
 	if o == nil || !o.reg {
 		return
 	}

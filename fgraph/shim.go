@@ -85,7 +85,7 @@ func (m *Machine) st(s Site, a Addr, v Word) {
 		m.hooks.Store(s, a, v, Plain)
 		return
 	}
-	m.Mem[a] = v
+	m.poke(a, v)
 }
 
 func (m *Machine) stOnce(s Site, a Addr, v Word) {
@@ -93,7 +93,7 @@ func (m *Machine) stOnce(s Site, a Addr, v Word) {
 		m.hooks.Store(s, a, v, Once)
 		return
 	}
-	m.Mem[a] = v
+	m.poke(a, v)
 }
 
 func (m *Machine) stAtomic(s Site, a Addr, v Word) {
@@ -101,7 +101,7 @@ func (m *Machine) stAtomic(s Site, a Addr, v Word) {
 		m.hooks.Store(s, a, v, Atomic)
 		return
 	}
-	m.Mem[a] = v
+	m.poke(a, v)
 }
 
 func (m *Machine) atomicInc(s Site, a Addr) {

@@ -50,17 +50,12 @@ func (m *Machine) initTaskVars(idx int) {
 
 // FtraceGraphExitTask drops task t's stack.
 // Source: ftrace_graph_exit_task(): NULL the pointer, barrier(), free.
-func (m *Machine) FtraceGraphExitTask(t int) {
-	if t < 0 || t >= len(m.tasks) {
-		m.warn(SiteExitTask, "exit of unknown task %d", t)
-		return
-	}
+func (m *Machine) ftraceGraphExitTask(t int) {
 	b := m.tasks[t].base
 	m.ld(SiteExitTask, b+TaskRetStack) // ret_stack = t->ret_stack
 	m.st(SiteExitTask, b+TaskRetStack, 0)
 	// NULL must become visible to IRQs before we free it.
 	m.barrier(SiteExitTask)
-	m.tasks[t].alive = false
 }
 
 // FtraceGraphInitTask is fork: clear the child's fields, allocate if active.
@@ -172,7 +167,10 @@ func (m *Machine) Call(fn int, tail bool) bool {
 		}
 	}
 	retp := sl.retp
-	r := m.functionGraphEnterRegs(sl.val, FuncAddr(fn), 0, retp)
+	prevRetp := m.entryRetp[m.Level&7]
+	m.entryRetp[m.Level&7] = retp
+	r := m.core.FunctionGraphEnter(sl.val, FuncAddr(fn), 0, retp)
+	m.entryRetp[m.Level&7] = prevRetp
 	m.fence(SiteCallDone, CallOut) // function_graph_enter is out of line
 	sl = &m.tasks[m.Current].slots[m.slotIndex(retp)]
 	if r == 0 {
@@ -209,7 +207,7 @@ func (m *Machine) Return() (got, want Word) {
 	v := sl.val
 	for n := 0; v == ReturnToHandler && n < 64; n++ {
 		m.Handlers[m.Level&7]++
-		v = m.ftraceReturnToHandler(0)
+		v = m.core.FtraceReturnToHandler(0)
 		m.fence(SiteCallDone, CallOut)
 	}
 	return v, sl.orig

@@ -38,7 +38,7 @@ func (m *Machine) readFrame(t, start int) Frame {
 
 // FtraceGraphGetRetStack returns task t's n-th frame from the top.
 // Source: ftrace_graph_get_ret_stack(), kernel/trace/fgraph.c v6.11+.
-func (m *Machine) FtraceGraphGetRetStack(t, n int) (Frame, bool) {
+func (m *Machine) ftraceGraphGetRetStack(t, n int) (Frame, bool) {
 	if !m.taskOK(SiteUnwindCurr, t) {
 		return Frame{}, false
 	}
@@ -87,7 +87,7 @@ func (m *Machine) FtraceGraphTopRetAddr(t int) Word {
 // Source: ftrace_graph_ret_addr(), kernel/trace/fgraph.c v6.11+ with
 // 29c1c24a2707 (idx cursor) and 375bb57292f4 (tail calls); the seed form
 // ignores idx and has no tail-call clause.
-func (m *Machine) FtraceGraphRetAddr(t int, idx *int, ret, retp Word) Word {
+func (m *Machine) ftraceGraphRetAddr(t int, idx *int, ret, retp Word) Word {
 	if ret != ReturnToHandler || !m.taskOK(SiteUnwindCurr, t) {
 		return ret
 	}

@@ -26,7 +26,7 @@ type KnownFinding struct {
 // KnownFindings is the list, in the order docs/findings.md presents them.
 var KnownFindings = []KnownFinding{
 	{
-		Name: "F1-bit0", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V611, fgraph.Seed}, Oracle: OracleCallback, Fix: "no-bit0",
+		Name: "F1-bit0", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V612, fgraph.V611, fgraph.Seed}, Oracle: OracleCallback, Fix: "no-bit0",
 		Desc: "BIT(0) is set in every bitmap word, so the user at index 0 gets retfuncs (with no data) for frames it never accepted",
 		Match: func(r *runner, v Violation) bool {
 			return !r.cfg.NoBit0 && strings.Contains(v.Msg, "(idx 0) ran for func") && strings.Contains(v.Msg, "whose entry it never accepted")
@@ -61,7 +61,7 @@ var KnownFindings = []KnownFinding{
 		},
 	},
 	{
-		Name: "direct-switch-race", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V611}, Oracle: OracleModel, Also: []string{OracleCallback}, Fix: "direct-fallback",
+		Name: "direct-switch-race", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V612, fgraph.V611}, Oracle: OracleModel, Also: []string{OracleCallback}, Fix: "direct-fallback",
 		Desc:  "a register or unregister on another CPU switches direct mode (static key, static calls, fgraph_direct_gops) while this CPU is between testing the key and calling through fgraph_direct_gops: the entry or return reaches the stub and the single user misses that callback",
 		Match: func(r *runner, v Violation) bool { return r.directRace },
 	},
@@ -73,17 +73,17 @@ var KnownFindings = []KnownFinding{
 		},
 	},
 	{
-		Name: "reserve-window", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V611}, Oracle: OracleUnwinder, Also: []string{OraclePanic, OracleRetAddr}, Fix: "reserve-irqoff",
+		Name: "reserve-window", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V612, fgraph.V611}, Oracle: OracleUnwinder, Also: []string{OraclePanic, OracleRetAddr}, Fix: "reserve-irqoff",
 		Desc:  "fgraph_reserve_data writes the DATA word, then raises curr_ret_stack, then rewrites the word; an interrupt that pushes a frame before the raise can overwrite the word, and until the rewrite an unwinder reads the interrupt's leftover as the top meta word",
 		Match: func(r *runner, v Violation) bool { return r.inReserveWindow },
 	},
 	{
-		Name: "inflight-ret-addr", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V611, fgraph.Seed}, Oracle: OracleRetAddr, Fix: "retp-guard",
+		Name: "inflight-ret-addr", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V612, fgraph.V611, fgraph.Seed}, Oracle: OracleRetAddr, Fix: "retp-guard",
 		Desc:  "between the raise of curr_ret_stack (W3) and the rewrite of the frame fields (W5) ftrace_graph_ret_addr trusts the new frame: its retp can be a live hijacked slot (left by a discarded tail-call frame, or rewritten before ret by the compiler) while its ret is still an interrupt's, so the unwinder gets the interrupt's return address for that slot",
 		Match: func(r *runner, v Violation) bool { return r.staleRetp },
 	},
 	{
-		Name: "reserve-reorder", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V611}, Oracle: OracleUnwinder, Also: []string{OraclePanic, OracleRetAddr, OracleModel, OracleCallback, OracleTransparency, OracleCapacity}, Fix: "reserve-irqoff (or the alias option)",
+		Name: "reserve-reorder", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V612, fgraph.V611}, Oracle: OracleUnwinder, Also: []string{OraclePanic, OracleRetAddr, OracleModel, OracleCallback, OracleTransparency, OracleCapacity}, Fix: "reserve-irqoff (or the alias option)",
 		Desc: "no barrier separates the raise of curr_ret_stack from the rewrite of the DATA word in fgraph_reserve_data; without alias knowledge the compiler may emit the rewrite first, so an interrupt's overwrite of the DATA word survives for the life of the frame (depends on alias analysis)",
 		Match: func(r *runner, v Violation) bool {
 			if !v.AliasDependent {

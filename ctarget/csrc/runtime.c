@@ -1,0 +1,930 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * runtime.c: the C half of fgcheck's harness for a tree's compiled
+ * kernel/trace/fgraph.c. It is linked with fgraph.o into one shared object
+ * that fgcheck loads; it is not instrumented itself.
+ *
+ * fgraph.o is compiled with -fsanitize=thread in KCSAN's configuration,
+ * so every load and store of the optimized code calls __tsan_*() first.
+ * Here those calls become the harness's yield points: an access to shared
+ * state is classified (which word of the port's address space it is) and
+ * reported to the Go harness, which may run an interrupt or a remote action
+ * right there, synchronously, before the access happens. A store's value is
+ * known only after it happened, so it is reported ("committed") at the next
+ * entry into the runtime, before anything else runs.
+ *
+ * Everything the kernel would do elsewhere (the arch's entry and return
+ * trampolines, the users' callbacks, ftrace_startup_subops) is either here
+ * or in Go, called through fgc_go. Remote register/unregister runs on a
+ * second thread that strictly alternates with the first: the remote CPU
+ * blocks in ftrace_startup_subops()/ftrace_shutdown_subops() until the
+ * harness lets it go on, so the run stays deterministic.
+ *
+ * All mutable state of the object (fgraph.c's statics and this file's) is
+ * in its writable segment; fgc_reset() restores that segment from a
+ * snapshot taken at fgc_init(), which returns every static of fgraph.c to
+ * its initial value between runs.
+ */
+#define _GNU_SOURCE
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fgc_kernel.h"
+
+/* ---- the interface with Go (fgc_abi.h is shared with the cgo side) ---- */
+#include "fgc_abi.h"
+
+/* fgraph.c's entry points (include/linux/ftrace.h of 6.12). */
+int function_graph_enter(unsigned long ret, unsigned long func,
+			 unsigned long frame_pointer, unsigned long *retp);
+#ifdef CONFIG_HAVE_FUNCTION_GRAPH_FREGS
+unsigned long ftrace_return_to_handler(struct ftrace_regs *fregs);
+#else
+unsigned long ftrace_return_to_handler(unsigned long frame_pointer);
+#endif
+int register_ftrace_graph(struct fgraph_ops *gops);
+void unregister_ftrace_graph(struct fgraph_ops *gops);
+unsigned long ftrace_graph_ret_addr(struct task_struct *task, int *idx,
+				    unsigned long ret, unsigned long *retp);
+struct ftrace_ret_stack *ftrace_graph_get_ret_stack(struct task_struct *task, int idx);
+void *fgraph_reserve_data(int idx, int size_bytes);
+void *fgraph_retrieve_data(int idx, int *size_bytes);
+void ftrace_graph_exit_task(struct task_struct *t);
+void fgraph_init_ops(struct ftrace_ops *dst_ops, struct ftrace_ops *src_ops);
+int fgc_init(const struct fgc_go *g, const struct fgc_globals *glob, int ntasks, int nu);
+
+static struct fgc_go go;		/* callbacks and the layout, set by fgc_init */
+static struct fgc_globals gl;		/* addresses of fgraph.c's statics */
+
+/* The tasks and their shadow stacks. */
+static struct task_struct tasks[FGC_MAX_TASKS];
+struct task_struct *fgc_tasks[FGC_MAX_TASKS];
+int fgc_ntasks;
+static int cur_task;
+rwlock_t tasklist_lock;
+struct mutex ftrace_lock;
+
+/* kmalloc: fixed blocks in the writable segment, so that reset restores them. */
+#define ARENA_BLOCKS	96
+#define ARENA_BLOCK	4096
+static unsigned char arena[ARENA_BLOCKS][ARENA_BLOCK] __attribute__((aligned(64)));
+static unsigned char arena_used[ARENA_BLOCKS];
+
+/* The users: one fgraph_ops each, with its own entry and return trampoline. */
+struct fgc_user {
+	struct fgraph_ops gops;
+	int k;
+};
+static struct fgc_user users[FGC_MAX_USERS];
+static int nusers;
+
+/* The pending store: reported at the next entry into the runtime. */
+static struct {
+	unsigned long addr;
+	int size;
+	int flags;
+	void *pc;
+	int port;
+	int valid;
+} pend;
+
+/* ---- classification of addresses ---- */
+
+static inline int in(unsigned long a, unsigned long base, unsigned long size)
+{
+	return a >= base && a < base + size;
+}
+
+/*
+ * classify maps a C address to a port word (>= 0), FGC_LOCAL for the C
+ * stack and for runtime-private state, FGC_OTHER for shared state the port
+ * does not model, or FGC_BAD for an address no correct run touches.
+ */
+static int classify(unsigned long a, int size, void *frame)
+{
+	unsigned long f = (unsigned long)frame;
+	int t, i;
+
+	/* The C stack (the escaped locals of fgraph.c: struct ftrace_graph_ent). */
+	if (a + 0x10000 >= f && a < f + (8UL << 20))
+		return FGC_LOCAL;
+	for (t = 0; t < fgc_ntasks; t++) {
+		struct task_struct *ts = &tasks[t];
+		unsigned long rs = (unsigned long)ts->ret_stack;
+
+		if (rs && in(a, rs, PAGE_SIZE))
+			return go.task_base[t] + go.task_words + (int)((a - rs) / sizeof(long));
+		if (in(a, (unsigned long)ts, sizeof(*ts))) {
+			unsigned long o = a - (unsigned long)ts;
+
+			if (o == offsetof(struct task_struct, curr_ret_stack))
+				return go.task_base[t] + FGC_TASK_CURR;
+			if (o == offsetof(struct task_struct, curr_ret_depth))
+				return go.task_base[t] + FGC_TASK_DEPTH;
+			if (o == offsetof(struct task_struct, ret_stack))
+				return go.task_base[t] + FGC_TASK_RET_STACK;
+			if (o == offsetof(struct task_struct, trace_overrun))
+				return go.task_base[t] + FGC_TASK_OVERRUN;
+			return FGC_OTHER;
+		}
+	}
+	if (in(a, gl.array, 16 * sizeof(void *)))
+		return FGC_ADDR_ARRAY + (int)((a - gl.array) / sizeof(void *));
+	if (a == gl.bitmask)
+		return FGC_ADDR_BITMASK;
+	if (a == gl.active)
+		return FGC_ADDR_ACTIVE;
+	if (a == gl.do_direct)
+		return FGC_ADDR_DO_DIRECT;
+	if (a == gl.direct_gops)
+		return FGC_ADDR_DIRECT_GOPS;
+	if (a == gl.func_key)
+		return FGC_ADDR_FUNC;
+	if (a == gl.retfunc_key)
+		return FGC_ADDR_RETFUNC;
+	if (in(a, gl.lru_table, 16 * sizeof(int)))
+		return FGC_ADDR_LRU + (int)((a - gl.lru_table) / sizeof(int));
+	if (a == gl.lru_next)
+		return FGC_ADDR_LRU_NEXT;
+	if (a == gl.lru_last)
+		return FGC_ADDR_LRU_LAST;
+	if (a == gl.dead)
+		return FGC_ADDR_DEAD;
+	for (i = 0; i < nusers; i++) {
+		if (in(a, (unsigned long)&users[i].gops, sizeof(users[i].gops))) {
+			if (a == (unsigned long)&users[i].gops.idx)
+				return FGC_ADDR_OPS + i * FGC_OPS_WORDS + FGC_OPS_IDX;
+			return FGC_OTHER;
+		}
+	}
+	if (in(a, gl.data_lo, gl.data_hi - gl.data_lo))
+		return FGC_OTHER;	/* other statics: graph_ops, fgraph_initialized, ... */
+	if (in(a, gl.text_lo, gl.text_hi - gl.text_lo))
+		return FGC_OTHER;	/* read-only data of the object */
+	return FGC_BAD;
+}
+
+/* value translates the C value of port word p at a into the port's encoding. */
+static unsigned long value(int p, unsigned long a, int size)
+{
+	unsigned long v;
+
+	switch (size) {
+	case 1: v = *(unsigned char *)a; break;
+	case 2: v = *(unsigned short *)a; break;
+	case 4: v = (unsigned long)(long)*(int *)a; break;
+	default: v = *(unsigned long *)a; break;
+	}
+	if ((p >= FGC_ADDR_ARRAY && p < FGC_ADDR_ARRAY + 16) || p == FGC_ADDR_DIRECT_GOPS) {
+		int i;
+
+		if (v == 0)
+			return 0;
+		if (v == gl.stub)
+			return 1;
+		for (i = 0; i < nusers; i++)
+			if (v == (unsigned long)&users[i].gops)
+				return (unsigned long)i + 2;
+		return 0xbad0000000000000UL | (v & 0xffffffff);
+	}
+	if (p == FGC_ADDR_FUNC || p == FGC_ADDR_RETFUNC) {
+		int i;
+
+		if (v == gl.entry_stub || v == gl.ret_stub)
+			return 1;
+		for (i = 0; i < nusers; i++)
+			if (v == go.entry_tramp[i] || v == go.ret_tramp[i])
+				return (unsigned long)i + 2;
+		return 0xbad0000000000000UL | (v & 0xffffffff);
+	}
+	if (p == FGC_ADDR_DO_DIRECT || p == FGC_ADDR_DEAD)
+		return *(int *)a != 0;
+	if (p >= go.task_base[0] && p < go.task_base[0] + FGC_MAX_TASKS * go.task_stride) {
+		int off = (p - go.task_base[0]) % go.task_stride;
+
+		if (off == FGC_TASK_RET_STACK)
+			return v != 0;
+	}
+	return v;
+}
+
+/* A pending range store (__tsan_write_range), reported word by word. */
+static struct {
+	unsigned long base;
+	int n;
+	void *pc;
+} range;
+
+static void flush_range(void)
+{
+	int i, n = range.n;
+
+	range.n = 0;
+	for (i = 0; i < n; i++) {
+		unsigned long a = range.base + i * sizeof(long);
+		int p = classify(a, 8, __builtin_frame_address(0));
+
+		if (p >= 0)
+			go.store(p, value(p, a, 8), FGC_RANGE, range.pc);
+	}
+}
+
+static void flush(void)
+{
+	if (range.n)
+		flush_range();
+	if (!pend.valid)
+		return;
+	pend.valid = 0;
+	go.store(pend.port, value(pend.port, pend.addr, pend.size), pend.flags, pend.pc);
+}
+
+/* fgc_flush is for the Go side: commit the pending store before it reads. */
+void fgc_flush(void)
+{
+	flush();
+}
+
+static void fgc_access(unsigned long a, int size, int flags, void *pc, void *frame)
+{
+	int p;
+
+	flush();
+	p = classify(a, size, frame);
+	if (p == FGC_LOCAL || p == FGC_OTHER)
+		return;
+	if (p == FGC_BAD) {
+		go.bad(a, size, flags, pc);
+		return;
+	}
+	if (flags & FGC_STORE) {
+		pend.addr = a;
+		pend.size = size;
+		pend.flags = flags;
+		pend.pc = pc;
+		pend.port = p;
+		pend.valid = 1;
+		return;
+	}
+	go.load(p, flags, pc);
+}
+
+#define RA() __builtin_return_address(0)
+#define FA() __builtin_frame_address(0)
+#define TSAN(n)								\
+	void __tsan_read##n(void *a) { fgc_access((unsigned long)a, n, 0, RA(), FA()); } \
+	void __tsan_write##n(void *a) { fgc_access((unsigned long)a, n, FGC_STORE, RA(), FA()); } \
+	void __tsan_volatile_read##n(void *a) { fgc_access((unsigned long)a, n, FGC_ONCE, RA(), FA()); } \
+	void __tsan_volatile_write##n(void *a) { fgc_access((unsigned long)a, n, FGC_STORE | FGC_ONCE, RA(), FA()); } \
+	void __tsan_unaligned_read##n(void *a) { fgc_access((unsigned long)a, n, 0, RA(), FA()); } \
+	void __tsan_unaligned_write##n(void *a) { fgc_access((unsigned long)a, n, FGC_STORE, RA(), FA()); } \
+	void __tsan_unaligned_volatile_read##n(void *a) { fgc_access((unsigned long)a, n, FGC_ONCE, RA(), FA()); } \
+	void __tsan_unaligned_volatile_write##n(void *a) { fgc_access((unsigned long)a, n, FGC_STORE | FGC_ONCE, RA(), FA()); }
+TSAN(1)
+TSAN(2)
+TSAN(4)
+TSAN(8)
+TSAN(16)
+
+void __tsan_read_range(void *a, unsigned long n)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i += sizeof(long))
+		fgc_access((unsigned long)a + i, n - i < 8 ? (int)(n - i) : 8, 0, RA(), FA());
+}
+
+void __tsan_write_range(void *a, unsigned long n)
+{
+	/*
+	 * A struct copy to an escaped local, or a memset the compiler kept as
+	 * a call (ret_stack_init_task_vars): every word of it that is shared
+	 * is a store, reported after the range was written.
+	 */
+	unsigned long i, base = (unsigned long)a;
+
+	flush();
+	for (i = 0; i < n; i += sizeof(long)) {
+		int p = classify(base + i, 8, FA());
+
+		if (p == FGC_BAD) {
+			go.bad(base + i, 8, FGC_STORE | FGC_RANGE, RA());
+			return;
+		}
+		if (p >= 0 && !range.n) {
+			range.base = base + i;
+			range.pc = RA();
+		}
+		if (p >= 0)
+			range.n = (int)((base + i - range.base) / sizeof(long)) + 1;
+	}
+}
+
+void __tsan_init(void) { }
+void __tsan_func_entry(void *pc) { }
+void __tsan_func_exit(void) { }
+
+/* ---- primitives that report themselves ---- */
+
+void fgc_barrier(void)
+{
+	flush();
+	go.fence(FGC_FENCE_BARRIER, RA());
+}
+
+void fgc_smp_rmb(void)
+{
+	flush();
+	go.fence(FGC_FENCE_RMB, RA());
+}
+
+void fgc_smp_wmb(void)
+{
+	flush();
+	go.fence(FGC_FENCE_WMB, RA());
+}
+
+static int port_of(const void *a)
+{
+	return classify((unsigned long)a, 8, FA());
+}
+
+void fgc_atomic_inc(atomic_t *v)
+{
+	int p;
+
+	flush();
+	p = port_of(v);
+	v->counter++;
+	if (p >= 0)
+		go.atomic(p, (unsigned long)(long)v->counter, FGC_ATOMIC_ADD, RA());
+}
+
+int fgc_atomic_read(const atomic_t *v)
+{
+	int p;
+
+	flush();
+	p = port_of(v);
+	if (p >= 0)
+		go.load(p, FGC_ATOMIC, RA());
+	return v->counter;
+}
+
+void fgc_atomic_set(atomic_t *v, int i)
+{
+	int p;
+
+	flush();
+	p = port_of(v);
+	v->counter = i;
+	if (p >= 0)
+		go.atomic(p, (unsigned long)(long)i, FGC_ATOMIC_SET, RA());
+}
+
+void fgc_set_bit(long nr, volatile unsigned long *addr)
+{
+	int p;
+
+	flush();
+	p = port_of((const void *)addr);
+	*addr |= 1UL << nr;
+	if (p >= 0)
+		go.atomic(p, *addr, FGC_ATOMIC_SET, RA());
+}
+
+void fgc_clear_bit(long nr, volatile unsigned long *addr)
+{
+	int p;
+
+	flush();
+	p = port_of((const void *)addr);
+	*addr &= ~(1UL << nr);
+	if (p >= 0)
+		go.atomic(p, *addr, FGC_ATOMIC_SET, RA());
+}
+
+bool fgc_test_bit(long nr, const volatile unsigned long *addr)
+{
+	int p;
+
+	flush();
+	p = port_of((const void *)addr);
+	if (p >= 0)
+		go.load(p, FGC_ATOMIC, RA());
+	return (*addr >> nr) & 1;
+}
+
+bool fgc_static_key_test(struct static_key *k)
+{
+	int p;
+
+	flush();
+	p = port_of(k);
+	if (p >= 0)
+		go.load(p, FGC_ONCE | FGC_PATCHED, RA());
+	return READ_ONCE(k->enabled) != 0;
+}
+
+void fgc_static_key_set(struct static_key *k, int on)
+{
+	int p;
+
+	flush();
+	p = port_of(k);
+	WRITE_ONCE(k->enabled, on);
+	if (p >= 0)
+		go.atomic(p, on != 0, FGC_ATOMIC_SET, RA());
+}
+
+void *fgc_static_call_load(struct static_call_key *k)
+{
+	int p;
+
+	flush();
+	p = port_of(k);
+	if (p >= 0)
+		go.load(p, FGC_ONCE | FGC_PATCHED, RA());
+	return READ_ONCE(k->func);
+}
+
+void fgc_static_call_update(struct static_call_key *k, void *func)
+{
+	int p;
+
+	flush();
+	p = port_of(k);
+	WRITE_ONCE(k->func, func);
+	if (p >= 0)
+		go.atomic(p, value(p, (unsigned long)&k->func, 8), FGC_ATOMIC_SET, RA());
+}
+
+void fgc_warn(const char *file, int line, const char *cond)
+{
+	flush();
+	go.warn(line, cond, RA());
+}
+
+void fgc_printk(const char *fmt, ...)
+{
+}
+
+void fgc_bug(const char *file, int line)
+{
+	flush();
+	go.bug(line, RA());
+	abort();	/* go.bug does not return */
+}
+
+void panic(const char *fmt, ...)
+{
+	flush();
+	go.bug(-1, RA());
+	abort();
+}
+
+/* Addresses the Go side recognizes: return_to_handler and panic. */
+void return_to_handler(void) { }
+
+void ftrace_graph_func(unsigned long ip, unsigned long parent_ip,
+		       struct ftrace_ops *op, struct ftrace_regs *fregs) { }
+void ftrace_stub(unsigned long a0, unsigned long a1, struct ftrace_ops *op, struct ftrace_regs *fregs) { }
+void ftrace_stub_graph(struct ftrace_graph_ret *trace, struct fgraph_ops *gops) { }
+void pause_graph_tracing(void) { }
+void unpause_graph_tracing(void) { }
+bool ftrace_pids_enabled(struct ftrace_ops *ops) { return false; }
+
+void fgc_mutex_lock(struct mutex *m) { m->locked++; }
+void fgc_mutex_unlock(struct mutex *m) { m->locked--; }
+
+unsigned long long fgc_trace_clock_local(void)
+{
+	flush();
+	return go.clock();
+}
+
+void *fgc_kmalloc(size_t size, gfp_t flags)
+{
+	int i;
+
+	if (size > ARENA_BLOCK)
+		return NULL;
+	for (i = 0; i < ARENA_BLOCKS; i++) {
+		if (!arena_used[i]) {
+			arena_used[i] = 1;
+			return arena[i];
+		}
+	}
+	return NULL;
+}
+
+void fgc_kfree(const void *p)
+{
+	unsigned long a = (unsigned long)p;
+
+	if (!p)
+		return;
+	if (a < (unsigned long)arena || a >= (unsigned long)arena + sizeof(arena) ||
+	    (a - (unsigned long)arena) % ARENA_BLOCK) {
+		go.bad(a, 0, FGC_FREE, RA());
+		return;
+	}
+	arena_used[(a - (unsigned long)arena) / ARENA_BLOCK] = 0;
+	/* Poison: a use after free reads garbage, as it would in the kernel. */
+	memset((void *)p, 0x6b, ARENA_BLOCK);
+}
+
+struct task_struct *fgc_get_current(void)
+{
+	return &tasks[cur_task];
+}
+
+struct task_struct *fgc_idle_task(int cpu)
+{
+	return &tasks[fgc_ntasks - 1];
+}
+
+bool fgc_is_idle(struct task_struct *t)
+{
+	return fgc_ntasks > 1 && t == &tasks[fgc_ntasks - 1];
+}
+
+/* ftrace_ops_test: the user's filter, in Go (the ops' hash). */
+int ftrace_ops_test(struct ftrace_ops *ops, unsigned long ip, void *regs)
+{
+	struct fgraph_ops *gops = container_of(ops, struct fgraph_ops, ops);
+	struct fgc_user *u = container_of(gops, struct fgc_user, gops);
+
+	flush();
+	return go.ops_test(u->k, ip, RA());
+}
+
+/* ---- the remote CPU ---- */
+
+static pthread_t remote_thr;
+static pthread_mutex_t rmu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t rcv = PTHREAD_COND_INITIALIZER;
+static int remote_turn;		/* 1: the remote thread runs; 0: the harness */
+static int remote_state;	/* 0 none, 1 blocked in subops, 2 done */
+static int remote_kind, remote_user, remote_ret;
+
+/* The remote thread blocks: the harness runs until it lets the remote go on. */
+static void remote_block(void)
+{
+	pthread_mutex_lock(&rmu);
+	remote_state = 1;
+	remote_turn = 0;
+	pthread_cond_broadcast(&rcv);
+	while (remote_turn != 1)
+		pthread_cond_wait(&rcv, &rmu);
+	pthread_mutex_unlock(&rmu);
+}
+
+int ftrace_startup_subops(struct ftrace_ops *ops, struct ftrace_ops *subops, int command)
+{
+	struct fgraph_ops *gops = container_of(subops, struct fgraph_ops, ops);
+	struct fgc_user *u = container_of(gops, struct fgc_user, gops);
+
+	flush();
+	go.subops(u->k, 1, 0);		/* the remote CPU reached the synchronisation */
+	remote_block();
+	go.subops(u->k, 1, 1);		/* the hash is live: OpsReady */
+	subops->flags |= FTRACE_OPS_FL_ENABLED;
+	return 0;
+}
+
+int ftrace_shutdown_subops(struct ftrace_ops *ops, struct ftrace_ops *subops, int command)
+{
+	struct fgraph_ops *gops = container_of(subops, struct fgraph_ops, ops);
+	struct fgc_user *u = container_of(gops, struct fgc_user, gops);
+
+	flush();
+	go.subops(u->k, 0, 0);
+	remote_block();
+	go.subops(u->k, 0, 1);
+	subops->flags &= ~FTRACE_OPS_FL_ENABLED;
+	return 0;
+}
+
+static void *remote_main(void *arg)
+{
+	pthread_mutex_lock(&rmu);
+	while (remote_turn != 1)
+		pthread_cond_wait(&rcv, &rmu);
+	pthread_mutex_unlock(&rmu);
+	if (remote_kind == 0) {
+		remote_ret = register_ftrace_graph(&users[remote_user].gops);
+	} else {
+		unregister_ftrace_graph(&users[remote_user].gops);
+		remote_ret = 0;
+	}
+	flush();
+	pthread_mutex_lock(&rmu);
+	remote_state = 2;
+	remote_turn = 0;
+	pthread_cond_broadcast(&rcv);
+	pthread_mutex_unlock(&rmu);
+	return NULL;
+}
+
+static void wait_harness_turn(void)
+{
+	pthread_mutex_lock(&rmu);
+	while (remote_turn != 0)
+		pthread_cond_wait(&rcv, &rmu);
+	pthread_mutex_unlock(&rmu);
+}
+
+/*
+ * fgc_remote_begin starts register (kind 0) or unregister (kind 1) of user
+ * k on the remote CPU and returns when it blocks in ftrace_*_subops (1) or
+ * has finished (2; *ret holds register's result).
+ */
+int fgc_remote_begin(int kind, int k, int *ret)
+{
+	flush();
+	if (remote_state == 1)
+		return -1;
+	remote_kind = kind;
+	remote_user = k;
+	remote_state = 0;
+	remote_turn = 0;
+	if (pthread_create(&remote_thr, NULL, remote_main, NULL))
+		return -2;
+	pthread_mutex_lock(&rmu);
+	remote_turn = 1;
+	pthread_cond_broadcast(&rcv);
+	pthread_mutex_unlock(&rmu);
+	wait_harness_turn();
+	if (remote_state == 2) {
+		pthread_join(remote_thr, NULL);
+		remote_state = 0;
+		*ret = remote_ret;
+		return 2;
+	}
+	*ret = remote_ret;
+	return 1;
+}
+
+/* fgc_remote_finish lets a blocked remote CPU run to the end. */
+int fgc_remote_finish(int *ret)
+{
+	flush();
+	if (remote_state != 1)
+		return -1;
+	pthread_mutex_lock(&rmu);
+	remote_turn = 1;
+	pthread_cond_broadcast(&rcv);
+	pthread_mutex_unlock(&rmu);
+	wait_harness_turn();
+	if (remote_state != 2)
+		return -1;
+	pthread_join(remote_thr, NULL);
+	remote_state = 0;
+	*ret = remote_ret;
+	return 0;
+}
+
+int fgc_remote_pending(void)
+{
+	return remote_state == 1;
+}
+
+/* ---- the users' callbacks ---- */
+
+static int entry_common(int k, struct ftrace_graph_ent *trace, struct fgraph_ops *gops)
+{
+	int r;
+
+	flush();
+	r = go.entry(k, trace->func, trace->depth, (unsigned long)gops, RA());
+	return r;
+}
+
+static void ret_common(int k, struct ftrace_graph_ret *trace, struct fgraph_ops *gops)
+{
+	flush();
+	go.ret(k, trace->func, trace->depth, (unsigned long)gops, RA());
+}
+
+#define USER(k)								\
+	static int fgc_entry_##k(struct ftrace_graph_ent *t, struct fgraph_ops *g) \
+	{ return entry_common(k, t, g); }				\
+	static void fgc_ret_##k(struct ftrace_graph_ret *t, struct fgraph_ops *g) \
+	{ ret_common(k, t, g); }
+USER(0) USER(1) USER(2) USER(3) USER(4) USER(5) USER(6) USER(7)
+static trace_func_graph_ent_t entry_tramps[FGC_MAX_USERS] = {
+	fgc_entry_0, fgc_entry_1, fgc_entry_2, fgc_entry_3,
+	fgc_entry_4, fgc_entry_5, fgc_entry_6, fgc_entry_7,
+};
+static trace_func_graph_ret_t ret_tramps[FGC_MAX_USERS] = {
+	fgc_ret_0, fgc_ret_1, fgc_ret_2, fgc_ret_3,
+	fgc_ret_4, fgc_ret_5, fgc_ret_6, fgc_ret_7,
+};
+
+/* ---- calls from Go ---- */
+
+static unsigned char *snap;
+static unsigned long snap_lo, snap_hi;
+
+static int phdr_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	int i;
+	unsigned long self = (unsigned long)&fgc_init;
+
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		unsigned long lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && in(self, lo, ph->p_memsz)) {
+			int j;
+
+			for (j = 0; j < info->dlpi_phnum; j++) {
+				const ElfW(Phdr) *w = &info->dlpi_phdr[j];
+
+				if (w->p_type == PT_LOAD && (w->p_flags & PF_W)) {
+					snap_lo = info->dlpi_addr + w->p_vaddr;
+					snap_hi = snap_lo + w->p_memsz;
+				}
+			}
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* fgc_layout reports the tree's layout to Go. */
+void fgc_layout(struct fgc_layout *l)
+{
+	l->frame_size = sizeof(struct ftrace_ret_stack);
+	l->off_ret = offsetof(struct ftrace_ret_stack, ret);
+	l->off_func = offsetof(struct ftrace_ret_stack, func);
+	l->off_calltime = offsetof(struct ftrace_ret_stack, calltime);
+	l->off_retp = offsetof(struct ftrace_ret_stack, retp);
+#ifdef CONFIG_FUNCTION_PROFILER
+	l->off_subtime = offsetof(struct ftrace_ret_stack, subtime);
+#else
+	l->off_subtime = -1;
+#endif
+	l->page_size = PAGE_SIZE;
+	l->curr_size = sizeof(tasks[0].curr_ret_stack);
+	l->no_direct = FGRAPH_NO_DIRECT;
+	l->return_to_handler = (unsigned long)return_to_handler;
+	l->panic = (unsigned long)panic;
+}
+
+int fgc_init(const struct fgc_go *g, const struct fgc_globals *glob, int ntasks, int nu)
+{
+	int i;
+
+	go = *g;
+	gl = *glob;
+	if (ntasks < 1 || ntasks > FGC_MAX_TASKS || nu < 0 || nu > FGC_MAX_USERS)
+		return -1;
+	fgc_ntasks = ntasks;
+	nusers = nu;
+	for (i = 0; i < ntasks; i++) {
+		fgc_tasks[i] = &tasks[i];
+		tasks[i].curr_ret_depth = -1;
+		tasks[i].pid = i + 1;
+		tasks[i].fgc_index = i;
+	}
+	for (i = 0; i < nu; i++) {
+		users[i].k = i;
+		users[i].gops.entryfunc = entry_tramps[i];
+		users[i].gops.retfunc = ret_tramps[i];
+		users[i].gops.idx = 0;
+		fgraph_init_ops(&users[i].gops.ops, &users[i].gops.ops);
+		go.entry_tramp[i] = (unsigned long)entry_tramps[i];
+		go.ret_tramp[i] = (unsigned long)ret_tramps[i];
+	}
+	dl_iterate_phdr(phdr_cb, NULL);
+	if (!snap_hi)
+		return -2;
+	snap = malloc(snap_hi - snap_lo);
+	if (!snap)
+		return -3;
+	memcpy(snap, (void *)snap_lo, snap_hi - snap_lo);
+	return 0;
+}
+
+/* fgc_reset restores every static of the object to its state at init. */
+void fgc_reset(void)
+{
+	int r;
+
+	if (remote_state == 1)
+		fgc_remote_finish(&r);	/* the Go side ignores its reports */
+	memcpy((void *)snap_lo, snap, snap_hi - snap_lo);
+}
+
+void fgc_set_current(int t)
+{
+	flush();
+	cur_task = t;
+}
+
+int fgc_enter(unsigned long ret, unsigned long func, unsigned long retp)
+{
+	int r = function_graph_enter(ret, func, 0, (unsigned long *)retp);
+
+	flush();
+	return r;
+}
+
+unsigned long fgc_return(void)
+{
+	struct ftrace_regs fregs = { 0, 0 };
+	unsigned long r;
+
+#ifdef CONFIG_HAVE_FUNCTION_GRAPH_FREGS
+	r = ftrace_return_to_handler(&fregs);
+#else
+	r = ftrace_return_to_handler(0);
+#endif
+	flush();
+	return r;
+}
+
+unsigned long fgc_ret_addr(int t, int *idx, unsigned long ret, unsigned long retp)
+{
+	unsigned long r = ftrace_graph_ret_addr(&tasks[t], idx, ret, (unsigned long *)retp);
+
+	flush();
+	return r;
+}
+
+/* fgc_get_ret_stack copies frame n of task t: 0 when there is none. */
+int fgc_get_ret_stack(int t, int n, unsigned long out[4])
+{
+	struct ftrace_ret_stack *rs = ftrace_graph_get_ret_stack(&tasks[t], n);
+
+	flush();
+	if (!rs)
+		return 0;
+	out[0] = rs->ret;
+	out[1] = rs->func;
+	out[2] = (unsigned long)rs->calltime;
+	out[3] = (unsigned long)rs->retp;
+	return 1;
+}
+
+/* fgc_reserve returns the word index of the reserved data, or -1. */
+int fgc_reserve(int idx, int size)
+{
+	void *p = fgraph_reserve_data(idx, size);
+
+	flush();
+	if (!p)
+		return -1;
+	return (int)(((unsigned long)p - (unsigned long)current->ret_stack) / sizeof(long));
+}
+
+int fgc_retrieve(int idx, int *size)
+{
+	void *p = fgraph_retrieve_data(idx, size);
+
+	flush();
+	if (!p)
+		return -1;
+	return (int)(((unsigned long)p - (unsigned long)current->ret_stack) / sizeof(long));
+}
+
+void fgc_exit_task(int t)
+{
+	ftrace_graph_exit_task(&tasks[t]);
+	flush();
+}
+
+/* fgc_store_word writes a word the harness stored (a user's payload). */
+int fgc_poke(int t, int i, unsigned long v)
+{
+	if (t < 0 || t >= fgc_ntasks || !tasks[t].ret_stack || i < 0 || i >= (int)(PAGE_SIZE / sizeof(long)))
+		return -1;
+	tasks[t].ret_stack[i] = v;
+	return 0;
+}
+
+/* fgc_peek reads word i of task t's shadow stack. */
+int fgc_peek(int t, int i, unsigned long *v)
+{
+	if (t < 0 || t >= fgc_ntasks || !tasks[t].ret_stack || i < 0 || i >= (int)(PAGE_SIZE / sizeof(long)))
+		return -1;
+	*v = tasks[t].ret_stack[i];
+	return 0;
+}
+
+/* fgc_task_fields reads the task fields the oracles compare. */
+void fgc_task_fields(int t, long out[4])
+{
+	out[0] = tasks[t].ret_stack != NULL;
+	out[1] = tasks[t].curr_ret_stack;
+	out[2] = tasks[t].curr_ret_depth;
+	out[3] = tasks[t].trace_overrun.counter;
+}
