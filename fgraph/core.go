@@ -208,3 +208,7 @@ func (m *Machine) poke(a Addr, v Word) {
 // Poke writes v at a in Mem and in the core's memory: the harness's
 // commit of a store.
 func (m *Machine) Poke(a Addr, v Word) { m.poke(a, v) }
+
+// ReadFrame reads the frame at word start of task t's shadow stack the way
+// an unwinder that got it from ftrace_graph_get_ret_stack() does.
+func (m *Machine) ReadFrame(t, start int) Frame { return m.readFrame(t, start) }

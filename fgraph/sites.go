@@ -99,6 +99,9 @@ const (
 	SiteRetrieveCall
 	SiteOpStart
 	SitePushW2Retp
+	// SiteCOther is an access of a compiled core that no port site stands
+	// for (ctarget names it by its source line).
+	SiteCOther
 	numSites
 )
 
@@ -194,6 +197,7 @@ var siteNames = [...]string{
 	SiteRetrieveCall:      "retrieve.call",
 	SiteOpStart:           "op.start",
 	SitePushW2Retp:        "push.w2_retp",
+	SiteCOther:            "c.other",
 }
 
 func (s Site) String() string {

@@ -175,7 +175,7 @@ func TestParseFileErrors(t *testing.T) {
 			"a second header is most likely two files pasted together"},
 		{"unknown-directive", head + "frobnicate 1\n" + body, "f:4:1: unknown directive \"frobnicate\"",
 			"unknown directives are errors, not ignored"},
-		{"unknown-variant", "fgcheck v1\nscenario s\nvariant v7\n", "f:3:9: unknown variant \"v7\" (want latest, v6.11 or seed)",
+		{"unknown-variant", "fgcheck v1\nscenario s\nvariant v7\n", "f:3:9: unknown variant \"v7\" (want latest, v6.12, v6.11 or seed)",
 			"fgraph.ParseVariant's message at the variant token"},
 		{"duplicate-line", head + "variant seed\n" + body, "f:4:1: duplicate \"variant\" line (first at line 3)",
 			"singleton directives appear once"},
@@ -596,5 +596,5 @@ irq id=1 in=task0 at=push.w3#2
 	// irq ops=(call 10, ret)
 	// bound K=1 D=1 R=0 E=0
 	// irq id=1 in=task0 at=push.w3#2
-	// bad.txt:3:9: unknown variant "v7" (want latest, v6.11 or seed)
+	// bad.txt:3:9: unknown variant "v7" (want latest, v6.12, v6.11 or seed)
 }

@@ -123,6 +123,9 @@ type runner struct {
 	directRace bool
 	tr         *tracer
 	remoteCtx  *ctx // the remote action running, while traced
+	// compiled: the core is compiled code (Scenario.Target): each store
+	// commits where the code makes it, in the compiler's order.
+	compiled bool
 	cov        *Coverage
 }
 
@@ -224,6 +227,12 @@ func newRunner(sc *Scenario) (*runner, error) {
 	for _, u := range sc.Users {
 		o := m.AddOps(&fgraph.Ops{Name: u.Name, Filter: u.Filter, Accept: u.Accept, DataBytes: u.DataBytes, CallInEntry: u.CallInEntry, RejectAfter: u.RejectAfter})
 		r.ops = append(r.ops, o)
+	}
+	if sc.Target != nil {
+		if err := sc.Target.Attach(m); err != nil {
+			return nil, err
+		}
+		r.compiled = true
 	}
 	r.taskCt = make([]*ctx, len(sc.Tasks))
 	for i := range r.taskCt {
@@ -559,7 +568,7 @@ func (r *runner) Reread(s fgraph.Site, a fgraph.Addr, prev fgraph.Word) fgraph.W
 // Store buffers the store in the context's region.
 func (r *runner) Store(s fgraph.Site, a fgraph.Addr, v fgraph.Word, k fgraph.Kind) {
 	if r.direct > 0 || len(r.ctxs) == 0 {
-		r.m.Mem[a] = v
+		r.m.Poke(a, v)
 		r.ver++
 		return
 	}
@@ -568,6 +577,9 @@ func (r *runner) Store(s fgraph.Site, a fgraph.Addr, v fgraph.Word, k fgraph.Kin
 		r.violate(OracleCallback, "function_graph_enter re-entered from inside an entry callback in the same context (no recursion lock)")
 	}
 	c.buf = append(c.buf, pending{site: s, addr: a, val: v, kind: k})
+	if r.compiled {
+		r.commit(c)
+	}
 }
 
 // AtomicAdd is an indivisible read-modify-write on memory.
@@ -652,7 +664,7 @@ func (r *runner) commit(c *ctx) {
 	for k, j := range order {
 		c.rest = rest[k+1:]
 		st := buf[j]
-		r.m.Mem[st.addr] = st.val
+		r.m.Poke(st.addr, st.val)
 		if r.visible(st.addr) {
 			r.ver++
 		}

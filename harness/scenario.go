@@ -194,6 +194,9 @@ type Scenario struct {
 	// the ret_stack pointer keep their order against each other and
 	// against stores to task fields.
 	Alias bool
+	// Target, if set, runs instead of the port (not part of the file
+	// format: fgcheck --kernel sets it).
+	Target Target
 }
 
 // Config is the fgraph configuration of the scenario.

@@ -38,7 +38,7 @@ var runCatalogue = mutants.Run
 
 func runMutants(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("mutants", stderr, mutantsUsage)
-	variant := fs.String("variant", "latest", "baseline `variant` the mutants are applied to: latest, v6.11 or seed")
+	variant := fs.String("variant", "latest", "baseline `variant` the mutants are applied to: latest, v6.12, v6.11 or seed")
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of the table")
 	asMarkdown := fs.Bool("markdown", false, "print the report as a README-ready markdown table instead")
 	workers := fs.Int("workers", 0, "explorations run at once (0: one per CPU)")

@@ -141,7 +141,7 @@ var boundKeyHelp = [5]string{
 }
 
 func (s *scenarioFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&s.variant, "variant", "latest", "kernel `variant`: latest, v6.11 or seed (with a scenario FILE: overrides the file's)")
+	fs.StringVar(&s.variant, "variant", "latest", "kernel `variant`: latest, v6.12, v6.11 or seed (with a scenario FILE: overrides the file's)")
 	fs.StringVar(&s.scenario, "scenario", "std", "`scenario`: std (the benchmark bound, docs/std.md), peer-spin, or a scenario FILE (its schedule lines are ignored)")
 	fs.StringVar(&s.mutant, "mutant", "", "switch on the catalogue mutant `NAME` (fgraph.Catalogue; fgcheck mutants lists them)")
 	fs.StringVar(&s.fixes, "fix", "", "comma-separated fix `list`: "+strings.Join(harness.FixNames(), ", "))

@@ -56,7 +56,7 @@ struct fgc_go {
 	void (*atomic)(int port, unsigned long val, int op, void *pc);
 	void (*fence)(int kind, void *pc);
 	void (*bad)(unsigned long addr, int size, int flags, void *pc);
-	void (*warn)(int line, const char *cond, void *pc);
+	void (*warn)(int line, char *cond, void *pc);
 	void (*bug)(int line, void *pc);
 	unsigned long long (*clock)(void);
 	int (*ops_test)(int user, unsigned long ip, void *pc);

@@ -111,9 +111,6 @@ static int classify(unsigned long a, int size, void *frame)
 	unsigned long f = (unsigned long)frame;
 	int t, i;
 
-	/* The C stack (the escaped locals of fgraph.c: struct ftrace_graph_ent). */
-	if (a + 0x10000 >= f && a < f + (8UL << 20))
-		return FGC_LOCAL;
 	for (t = 0; t < fgc_ntasks; t++) {
 		struct task_struct *ts = &tasks[t];
 		unsigned long rs = (unsigned long)ts->ret_stack;
@@ -167,6 +164,13 @@ static int classify(unsigned long a, int size, void *frame)
 		return FGC_OTHER;	/* other statics: graph_ops, fgraph_initialized, ... */
 	if (in(a, gl.text_lo, gl.text_hi - gl.text_lo))
 		return FGC_OTHER;	/* read-only data of the object */
+	/*
+	 * The C stack of the running thread: the escaped locals of fgraph.c
+	 * (struct ftrace_graph_ent trace, ...). Checked last: a thread's stack
+	 * may be mapped next to this object.
+	 */
+	if (a + 0x10000 >= f && a < f + (8UL << 20))
+		return FGC_LOCAL;
 	return FGC_BAD;
 }
 
@@ -468,7 +472,7 @@ void fgc_static_call_update(struct static_call_key *k, void *func)
 void fgc_warn(const char *file, int line, const char *cond)
 {
 	flush();
-	go.warn(line, cond, RA());
+	go.warn(line, (char *)cond, RA());
 }
 
 void fgc_printk(const char *fmt, ...)
@@ -698,19 +702,29 @@ int fgc_remote_pending(void)
 
 /* ---- the users' callbacks ---- */
 
+/* gops_handle is the port's handle of an fgraph_ops pointer. */
+static unsigned long gops_handle(struct fgraph_ops *gops)
+{
+	int i;
+
+	if ((unsigned long)gops == gl.stub)
+		return 1;
+	for (i = 0; i < nusers; i++)
+		if (gops == &users[i].gops)
+			return (unsigned long)i + 2;
+	return 0xbad0000000000000UL | ((unsigned long)gops & 0xffffffff);
+}
+
 static int entry_common(int k, struct ftrace_graph_ent *trace, struct fgraph_ops *gops)
 {
-	int r;
-
 	flush();
-	r = go.entry(k, trace->func, trace->depth, (unsigned long)gops, RA());
-	return r;
+	return go.entry(k, trace->func, trace->depth, gops_handle(gops), RA());
 }
 
 static void ret_common(int k, struct ftrace_graph_ret *trace, struct fgraph_ops *gops)
 {
 	flush();
-	go.ret(k, trace->func, trace->depth, (unsigned long)gops, RA());
+	go.ret(k, trace->func, trace->depth, gops_handle(gops), RA());
 }
 
 #define USER(k)								\
@@ -731,7 +745,7 @@ static trace_func_graph_ret_t ret_tramps[FGC_MAX_USERS] = {
 /* ---- calls from Go ---- */
 
 static unsigned char *snap;
-static unsigned long snap_lo, snap_hi;
+static unsigned long snap_lo, snap_hi, self_base;
 
 static int phdr_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -745,6 +759,7 @@ static int phdr_cb(struct dl_phdr_info *info, size_t size, void *data)
 		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && in(self, lo, ph->p_memsz)) {
 			int j;
 
+			self_base = info->dlpi_addr;
 			for (j = 0; j < info->dlpi_phnum; j++) {
 				const ElfW(Phdr) *w = &info->dlpi_phdr[j];
 
@@ -757,6 +772,14 @@ static int phdr_cb(struct dl_phdr_info *info, size_t size, void *data)
 		}
 	}
 	return 0;
+}
+
+/* fgc_base is the load address of this object (its symbols' bias). */
+unsigned long fgc_base(void)
+{
+	if (!self_base)
+		dl_iterate_phdr(phdr_cb, NULL);
+	return self_base;
 }
 
 /* fgc_layout reports the tree's layout to Go. */
@@ -804,6 +827,7 @@ int fgc_init(const struct fgc_go *g, const struct fgc_globals *glob, int ntasks,
 		go.entry_tramp[i] = (unsigned long)entry_tramps[i];
 		go.ret_tramp[i] = (unsigned long)ret_tramps[i];
 	}
+	snap_hi = 0;
 	dl_iterate_phdr(phdr_cb, NULL);
 	if (!snap_hi)
 		return -2;
@@ -854,25 +878,25 @@ unsigned long fgc_return(void)
 
 unsigned long fgc_ret_addr(int t, int *idx, unsigned long ret, unsigned long retp)
 {
-	unsigned long r = ftrace_graph_ret_addr(&tasks[t], idx, ret, (unsigned long *)retp);
+	/* The cursor is the unwinder's local, on the C stack as in the kernel. */
+	int cursor = idx ? *idx : 0;
+	unsigned long r = ftrace_graph_ret_addr(&tasks[t], idx ? &cursor : NULL, ret, (unsigned long *)retp);
 
 	flush();
+	if (idx)
+		*idx = cursor;
 	return r;
 }
 
-/* fgc_get_ret_stack copies frame n of task t: 0 when there is none. */
-int fgc_get_ret_stack(int t, int n, unsigned long out[4])
+/* fgc_get_ret_stack returns the word index of frame n of task t, or -1. */
+int fgc_get_ret_stack(int t, int n)
 {
 	struct ftrace_ret_stack *rs = ftrace_graph_get_ret_stack(&tasks[t], n);
 
 	flush();
 	if (!rs)
-		return 0;
-	out[0] = rs->ret;
-	out[1] = rs->func;
-	out[2] = (unsigned long)rs->calltime;
-	out[3] = (unsigned long)rs->retp;
-	return 1;
+		return -1;
+	return (int)(((unsigned long)rs - (unsigned long)tasks[t].ret_stack) / sizeof(long));
 }
 
 /* fgc_reserve returns the word index of the reserved data, or -1. */
@@ -888,7 +912,10 @@ int fgc_reserve(int idx, int size)
 
 int fgc_retrieve(int idx, int *size)
 {
-	void *p = fgraph_retrieve_data(idx, size);
+	int sz = 0;	/* the retfunc's local, on the C stack as in the kernel */
+	void *p = fgraph_retrieve_data(idx, &sz);
+
+	*size = sz;
 
 	flush();
 	if (!p)

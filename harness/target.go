@@ -1,0 +1,36 @@
+package harness
+
+import "github.com/fgcheck/fgcheck/fgraph"
+
+// Target is code under test other than the port: a kernel tree's compiled
+// fgraph.c (package ctarget/cload). The harness drives a Machine whose
+// core is the target exactly as it drives the port; what differs is the
+// compiler model (Model): the compiled code's accesses come in the order
+// the compiler chose, so there is no store buffer and no region order to
+// choose, and every store commits where the code makes it.
+type Target interface {
+	// Name says what runs, for reports ("kernel tree DIR, fgraph.c sha256 ...").
+	Name() string
+	// Attach makes the target the core of m.
+	Attach(m *fgraph.Machine) error
+}
+
+// Models of what the compiler may do, for reports.
+const (
+	// ModelPort is the port under the store-buffer model: any order the
+	// compiler may legally choose within a region (docs/compiler-model.md).
+	ModelPort = "port: any legal compiler order within a region"
+	// ModelCompiled is the compiled C: the order this compiler chose.
+	ModelCompiled = "compiled: the order GCC chose for this tree"
+)
+
+// Model says which compiler model a run of sc judges.
+func (s *Scenario) Model() string {
+	if s.Target != nil {
+		return ModelCompiled
+	}
+	if s.Alias {
+		return ModelPort + " (alias-aware)"
+	}
+	return ModelPort
+}
