@@ -126,7 +126,7 @@ type runner struct {
 	// compiled: the core is compiled code (Scenario.Target): each store
 	// commits where the code makes it, in the compiler's order.
 	compiled bool
-	cov        *Coverage
+	cov      *Coverage
 }
 
 // RunOptions tune one run.
