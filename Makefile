@@ -9,7 +9,19 @@ STATICCHECK_VERSION ?= v0.8.2
 # Packages that may hold fuzz targets.
 FUZZ_PKGS ?= ./fuzz/ ./harness/
 
-.PHONY: all run test vet fmtcheck bench fuzz props lint mutants check clean e2e
+.PHONY: all run test vet fmtcheck bench fuzz props lint mutants check clean e2e kernel
+
+# The kernel target (docs/kernel-target.md): the files of a kernel tree that
+# the build of its fgraph.c reads, extracted from Debian's linux-source-6.12
+# (apt-get install linux-source-6.12) into an ignored cache folder.
+KERNEL_TARBALL ?= /usr/src/linux-source-6.12.tar.xz
+KERNEL_DIR ?= $(CURDIR)/.cache/kernel/linux-source-6.12
+KERNEL_FILES = kernel/trace/fgraph.c include/linux/ftrace.h include/linux/sched.h
+# make test runs the kernel-target tests on the extracted tree when it is
+# there (they skip without one, and fail instead when CI is set).
+ifneq ($(wildcard $(KERNEL_DIR)/kernel/trace/fgraph.c),)
+export FGCHECK_KERNEL ?= $(KERNEL_DIR)
+endif
 
 all: check
 
@@ -80,6 +92,12 @@ e2e:
 	$(GO) build -o e2e/out/fgcheck ./cmd/fgcheck
 	e2e/out/fgcheck replay --strict --trace=false --html e2e/out/page.html $(E2E_FILE)
 	cd e2e && $(GO) test -count=1 -v -run '^TestPage$$' . -args -page out/page.html -out out -lanes $(E2E_LANES) -chromium $(CHROMIUM)
+
+kernel:
+	@test -f $(KERNEL_TARBALL) || { echo "make kernel: no $(KERNEL_TARBALL) (apt-get install linux-source-6.12, or KERNEL_TARBALL=...)"; exit 2; }
+	mkdir -p $(KERNEL_DIR)
+	tar -xJf $(KERNEL_TARBALL) -C $(KERNEL_DIR) --strip-components=1 $(addprefix linux-source-6.12/,$(KERNEL_FILES))
+	@echo "kernel tree: $(KERNEL_DIR) (FGCHECK_KERNEL=$(KERNEL_DIR) fgcheck explore --kernel ...)"
 
 clean:
 	rm -rf fgcheck-out e2e/out

@@ -20,10 +20,16 @@ import (
 
 // TestMain lets a test run the real command in a child process (for
 // signals): with FGCHECK_TEST_MAIN=1 the test binary is fgcheck.
+// kernelTree is $FGCHECK_KERNEL, taken out of the environment so that the
+// CLI's tests run the port unless a test asks for the tree.
+var kernelTree string
+
 func TestMain(m *testing.M) {
 	if os.Getenv("FGCHECK_TEST_MAIN") == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
+	kernelTree = os.Getenv("FGCHECK_KERNEL")
+	os.Unsetenv("FGCHECK_KERNEL")
 	os.Exit(m.Run())
 }
 

@@ -84,6 +84,10 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	}
 
 	workers := hf.nworkers()
+	if sc.Target != nil && workers > 1 {
+		fmt.Fprintln(stderr, "fgcheck explore: --kernel: the compiled target runs one worker per process (run shards in parallel: --shard i/n)")
+		return 2
+	}
 	engine := "exhaustive DFS"
 	if sn > 0 {
 		engine += fmt.Sprintf(", shard %d/%d", si, sn)

@@ -27,6 +27,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fgcheck/fgcheck/ctarget"
+	"github.com/fgcheck/fgcheck/ctarget/cload"
 	"github.com/fgcheck/fgcheck/fgraph"
 	"github.com/fgcheck/fgcheck/harness"
 )
@@ -127,6 +129,7 @@ type scenarioFlags struct {
 	alias      bool
 	storesOnly bool
 	keys       [5]int // -K -D -R -E -C: bound keys one at a time (-1: not given)
+	kernel     string
 }
 
 // boundKeys are the bound's keys, in the order of scenarioFlags.keys.
@@ -148,6 +151,7 @@ func (s *scenarioFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.bound, "bound", "", "bound `overrides`, e.g. K=2,D=2,R=1,E=1,C=2 (keys not named keep the scenario's value; C=0: no cap)")
 	fs.BoolVar(&s.alias, "alias", false, "model GCC's -fno-strict-aliasing knowledge (stores through ret_stack keep their order against task fields)")
 	fs.BoolVar(&s.storesOnly, "stores-only", false, "deliver interrupts only at store commits")
+	fs.StringVar(&s.kernel, "kernel", os.Getenv("FGCHECK_KERNEL"), "kernel source tree `DIR`: build and run its own kernel/trace/fgraph.c instead of the port (default $FGCHECK_KERNEL; variant v6.12 unless --variant says otherwise; needs gcc and cgo)")
 	for i, k := range boundKeys {
 		fs.IntVar(&s.keys[i], k, -1, fmt.Sprintf("`N` %s (the same as --bound %s=N)", boundKeyHelp[i], k))
 	}
@@ -159,6 +163,12 @@ func (s *scenarioFlags) build(fs *flag.FlagSet) (*harness.Scenario, error) {
 	v, err := fgraph.ParseVariant(s.variant)
 	if err != nil {
 		return nil, err
+	}
+	if s.kernel != "" && !set["variant"] {
+		// The port variant whose arch glue and known findings fit the
+		// tree: Debian's 6.12 is v6.12.
+		v = fgraph.V612
+		set["variant"] = true
 	}
 	var sc *harness.Scenario
 	switch s.scenario {
@@ -222,7 +232,26 @@ func (s *scenarioFlags) build(fs *flag.FlagSet) (*harness.Scenario, error) {
 	if err := sc.Validate(); err != nil {
 		return nil, err
 	}
+	if s.kernel != "" {
+		k, err := openKernel(s.kernel, sc)
+		if err != nil {
+			return nil, err
+		}
+		sc.Target = k
+	}
 	return sc, nil
+}
+
+// openKernel builds and loads a tree's fgraph.c for sc's stack size.
+func openKernel(dir string, sc *harness.Scenario) (harness.Target, error) {
+	if sc.Mutant != 0 {
+		return nil, errors.New("--kernel with --mutant: the catalogue's mutants are switches of the port (the C target has none)")
+	}
+	k, err := cload.Open(dir, ctarget.Options{StackWords: sc.Config().StackWords})
+	if err != nil {
+		return nil, fmt.Errorf("--kernel: %v", err)
+	}
+	return k, nil
 }
 
 // parseFixes parses "no-bit0,retp-guard".
@@ -739,6 +768,12 @@ func (o *outcome) writeText(w io.Writer) {
 	}
 	fmt.Fprintf(w, "fgcheck %s: scenario %s, variant %s, mutant %s%s\n", o.cmd, sc.Name, sc.Variant, mut, scenarioExtras(sc, o.h.strict))
 	fmt.Fprintf(w, "engine:      %s\n", o.engine)
+	if sc.Target != nil {
+		fmt.Fprintf(w, "target:      %s\n", sc.Target.Name())
+	} else {
+		fmt.Fprintf(w, "target:      the Go port (fgraph/)\n")
+	}
+	fmt.Fprintf(w, "model:       %s\n", sc.Model())
 	fmt.Fprintf(w, "bound:       %s\n", sc.Bound)
 	state := "complete"
 	switch {

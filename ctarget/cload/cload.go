@@ -103,7 +103,10 @@ type Instance struct {
 	obj    *ctarget.Object
 	lines  *ctarget.Lines
 	h      unsafe.Pointer
-	api    C.struct_fgc_api
+	// api is in C memory: calls through it pass no Go pointer (cgo's
+	// pointer checks were a fifth of the time).
+	api    *C.struct_fgc_api
+	cint   *C.int // C scratch for out-parameters
 	goCfg  C.struct_fgc_go
 	glob   C.struct_fgc_globals
 	layout C.struct_fgc_layout
@@ -139,13 +142,15 @@ func Load(obj *ctarget.Object) (*Instance, error) {
 		return nil, err
 	}
 	in := &Instance{obj: obj, lines: lines, sites: map[uint64]fgraph.Site{}, Unmapped: map[int]int{}}
+	in.api = (*C.struct_fgc_api)(C.calloc(1, C.sizeof_struct_fgc_api))
+	in.cint = (*C.int)(C.calloc(1, C.sizeof_int))
 	cp := C.CString(obj.Path)
 	defer C.free(unsafe.Pointer(cp))
-	if e := C.fgc_open(cp, &in.h, &in.api); e != nil {
+	if e := C.fgc_open(cp, &in.h, in.api); e != nil {
 		return nil, fmt.Errorf("loading %s: %s", obj.Path, C.GoString(e))
 	}
-	C.fgc_call_layout(&in.api, &in.layout)
-	in.base = uint64(C.fgc_call_base(&in.api))
+	C.fgc_call_layout(in.api, &in.layout)
+	in.base = uint64(C.fgc_call_base(in.api))
 	loaded[obj.Path] = in
 	return in, nil
 }
@@ -216,7 +221,7 @@ func (in *Instance) Attach(m *fgraph.Machine) error {
 		}
 	}
 	active = in
-	if r := C.fgc_call_init(&in.api, &in.goCfg, g, C.int(cfg.Tasks), C.int(len(m.Ops()))); r != 0 {
+	if r := C.fgc_call_init(in.api, &in.goCfg, g, C.int(cfg.Tasks), C.int(len(m.Ops()))); r != 0 {
 		return fmt.Errorf("%s: fgc_init failed (%d)", in.obj.Path, int(r))
 	}
 	m.SetCore(in)
@@ -250,13 +255,13 @@ func (in *Instance) pop() {
 func (in *Instance) begin(e ctarget.Entry) {
 	active = in
 	in.push(e)
-	C.fgc_call_set_current(&in.api, C.int(in.m.Current))
+	C.fgc_call_set_current(in.api, C.int(in.m.Current))
 }
 
 func (in *Instance) end() {
 	in.pop()
 	// Back in an outer entry point: current is its task.
-	C.fgc_call_set_current(&in.api, C.int(in.m.Current))
+	C.fgc_call_set_current(in.api, C.int(in.m.Current))
 }
 
 func (in *Instance) rth() C.ulong { return C.ulong(uint64(in.layout.return_to_handler)) }
@@ -283,13 +288,13 @@ func (in *Instance) fromC(v C.ulong) fgraph.Word {
 func (in *Instance) FunctionGraphEnter(ret, fn, fp, retp fgraph.Word) int {
 	in.begin(ctarget.EntryEnter)
 	defer in.end()
-	return int(C.fgc_call_enter(&in.api, in.toC(ret), C.ulong(fn), C.ulong(retp)))
+	return int(C.fgc_call_enter(in.api, in.toC(ret), C.ulong(fn), C.ulong(retp)))
 }
 
 func (in *Instance) FtraceReturnToHandler(fp fgraph.Word) fgraph.Word {
 	in.begin(ctarget.EntryReturn)
 	defer in.end()
-	return in.fromC(C.fgc_call_ret(&in.api))
+	return in.fromC(C.fgc_call_ret(in.api))
 }
 
 func (in *Instance) RegisterBegin(o *fgraph.Ops) int {
@@ -302,7 +307,7 @@ func (in *Instance) RegisterBegin(o *fgraph.Ops) int {
 	in.begin(ctarget.EntryRegister)
 	defer in.end()
 	var ret C.int
-	st := C.fgc_call_remote_begin(&in.api, 0, C.int(o.Index()), &ret)
+	st := C.fgc_call_remote_begin(in.api, 0, C.int(o.Index()), &ret)
 	if st == 2 && ret < 0 {
 		return int(ret)
 	}
@@ -318,14 +323,14 @@ func (in *Instance) RegisterFinish(o *fgraph.Ops) {
 	in.begin(ctarget.EntryRegisterFinish)
 	defer in.end()
 	var ret C.int
-	C.fgc_call_remote_finish(&in.api, &ret)
+	C.fgc_call_remote_finish(in.api, &ret)
 }
 
 func (in *Instance) UnregisterBegin(o *fgraph.Ops) bool {
 	in.begin(ctarget.EntryUnregister)
 	defer in.end()
 	var ret C.int
-	st := C.fgc_call_remote_begin(&in.api, 1, C.int(o.Index()), &ret)
+	st := C.fgc_call_remote_begin(in.api, 1, C.int(o.Index()), &ret)
 	return st == 1
 }
 
@@ -333,29 +338,28 @@ func (in *Instance) UnregisterFinish(o *fgraph.Ops) {
 	in.begin(ctarget.EntryUnregisterFinish)
 	defer in.end()
 	var ret C.int
-	C.fgc_call_remote_finish(&in.api, &ret)
+	C.fgc_call_remote_finish(in.api, &ret)
 	in.m.MarkUnregistered(o)
 }
 
 func (in *Instance) FtraceGraphRetAddr(t int, idx *int, ret, retp fgraph.Word) fgraph.Word {
 	in.begin(ctarget.EntryRetAddr)
 	defer in.end()
-	var ci C.int
 	var p *C.int
 	if idx != nil {
-		ci = C.int(*idx)
-		p = &ci
+		*in.cint = C.int(*idx)
+		p = in.cint
 	}
-	r := C.fgc_call_ret_addr(&in.api, C.int(t), p, in.toC(ret), C.ulong(retp))
+	r := C.fgc_call_ret_addr(in.api, C.int(t), p, in.toC(ret), C.ulong(retp))
 	if idx != nil {
-		*idx = int(ci)
+		*idx = int(*in.cint)
 	}
 	return in.fromC(r)
 }
 
 func (in *Instance) FtraceGraphGetRetStack(t, n int) (fgraph.Frame, bool) {
 	in.begin(ctarget.EntryGetRetStack)
-	i := int(C.fgc_call_get_ret_stack(&in.api, C.int(t), C.int(n)))
+	i := int(C.fgc_call_get_ret_stack(in.api, C.int(t), C.int(n)))
 	in.end()
 	if i < 0 {
 		return fgraph.Frame{}, false
@@ -366,21 +370,20 @@ func (in *Instance) FtraceGraphGetRetStack(t, n int) (fgraph.Frame, bool) {
 func (in *Instance) FgraphReserveData(idx, size int) int {
 	in.begin(ctarget.EntryReserve)
 	defer in.end()
-	return int(C.fgc_call_reserve(&in.api, C.int(idx), C.int(size)))
+	return int(C.fgc_call_reserve(in.api, C.int(idx), C.int(size)))
 }
 
 func (in *Instance) FgraphRetrieveData(idx int) (int, int) {
 	in.begin(ctarget.EntryRetrieve)
 	defer in.end()
-	var size C.int
-	p := int(C.fgc_call_retrieve(&in.api, C.int(idx), &size))
-	return p, int(size)
+	p := int(C.fgc_call_retrieve(in.api, C.int(idx), in.cint))
+	return p, int(*in.cint)
 }
 
 func (in *Instance) FtraceGraphExitTask(t int) {
 	in.begin(ctarget.EntryExit)
 	defer in.end()
-	C.fgc_call_exit_task(&in.api, C.int(t))
+	C.fgc_call_exit_task(in.api, C.int(t))
 }
 
 func (in *Instance) Reset() {
@@ -388,7 +391,7 @@ func (in *Instance) Reset() {
 		return
 	}
 	in.resetting = true
-	C.fgc_call_reset(&in.api)
+	C.fgc_call_reset(in.api)
 	in.resetting = false
 	in.entries, in.afterW3, in.afterW2 = in.entries[:0], in.afterW3[:0], in.afterW2[:0]
 }
@@ -403,12 +406,12 @@ func (in *Instance) Poke(a fgraph.Addr, v fgraph.Word) {
 	if t >= in.nTasks || w < 0 {
 		return
 	}
-	C.fgc_call_poke(&in.api, C.int(t), C.int(w), in.toC(v))
+	C.fgc_call_poke(in.api, C.int(t), C.int(w), in.toC(v))
 }
 
 // resume restores current for the C code a callback returns to (the
 // callback may have run nested entries of another level on the same task,
 // but never another task).
 func (in *Instance) resume() {
-	C.fgc_call_set_current(&in.api, C.int(in.m.Current))
+	C.fgc_call_set_current(in.api, C.int(in.m.Current))
 }
