@@ -100,9 +100,9 @@ const Available = true
 
 // Instance is one loaded copy of a built object: the core of one Machine.
 type Instance struct {
-	obj    *ctarget.Object
-	lines  *ctarget.Lines
-	h      unsafe.Pointer
+	obj   *ctarget.Object
+	lines *ctarget.Lines
+	h     unsafe.Pointer
 	// api is in C memory: calls through it pass no Go pointer (cgo's
 	// pointer checks were a fifth of the time).
 	api    *C.struct_fgc_api
