@@ -281,6 +281,10 @@ func fgcheck(t *testing.T) string {
 }
 
 func TestMain(m *testing.M) {
+	// The workflow checks run fgcheck on the port: an FGCHECK_KERNEL that
+	// make test exports for the kernel-target tests would otherwise be the
+	// default tree of every fgcheck started here.
+	os.Unsetenv("FGCHECK_KERNEL")
 	rc := m.Run()
 	if fgBin != "" {
 		os.RemoveAll(filepath.Dir(fgBin))
