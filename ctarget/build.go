@@ -155,14 +155,7 @@ func Build(t *Tree, opt Options) (*Object, error) {
 	h.Write([]byte(strings.Join(flags, " ") + cc + t.Dir + recipe))
 	key := hex.EncodeToString(h.Sum(nil))[:16]
 
-	cache := opt.CacheDir
-	if cache == "" {
-		if d, err := os.UserCacheDir(); err == nil {
-			cache = filepath.Join(d, "fgcheck")
-		} else {
-			cache = filepath.Join(os.TempDir(), "fgcheck-cache")
-		}
-	}
+	cache := CacheDir(opt)
 	dir := filepath.Join(cache, "ctarget-"+key)
 	so := filepath.Join(dir, "fgraph.so")
 	obj := &Object{Path: so, Sha256: hex.EncodeToString(sum[:]), Tree: t.Dir, Opts: opt}
@@ -211,6 +204,33 @@ func Build(t *Tree, opt Options) (*Object, error) {
 	}
 	tmp = ""
 	return obj, nil
+}
+
+// CacheDir is where built objects (and mutated copies of trees) are kept.
+func CacheDir(opt Options) string {
+	if opt.CacheDir != "" {
+		return opt.CacheDir
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "fgcheck")
+	}
+	return filepath.Join(os.TempDir(), "fgcheck-cache")
+}
+
+// BuildMutant builds t with mu applied to a copy of its fgraph.c, kept in
+// the cache under the name and the hash of the mutated file.
+func BuildMutant(t *Tree, mu Mutant, opt Options) (*Object, error) {
+	src, err := os.ReadFile(t.Path(FgraphC))
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(src)
+	dir := filepath.Join(CacheDir(opt), "tree-"+mu.Name+"-"+hex.EncodeToString(sum[:6]))
+	mt, err := mu.Apply(t, dir)
+	if err != nil {
+		return nil, err
+	}
+	return Build(mt, opt)
 }
 
 func replaceDir(args []string, from, to string) []string {

@@ -141,6 +141,10 @@ type RunOptions struct {
 	KeepGoing bool
 	// Coverage, if set, accumulates per-site interrupt coverage.
 	Coverage *Coverage
+	// OnChoice, if set, is called with the schedule so far at the start of
+	// every run and after every non-default choice: a compiled target
+	// keeps it to write if the code crashes before the run ends.
+	OnChoice func(Schedule)
 }
 
 // Violation is an oracle failure.
@@ -296,6 +300,9 @@ func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 	r.direct--
 	if r.tr != nil {
 		r.tracef(nil, TraceNote, "setup: %d users registered", len(r.sc.Setup))
+	}
+	if opt.OnChoice != nil {
+		opt.OnChoice(r.sched)
 	}
 	r.quiescent()
 	r.runTasks()
@@ -759,11 +766,17 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool) {
 		if r.cov != nil {
 			r.cov.hit(s, c.level+1)
 		}
+		if r.opt.OnChoice != nil {
+			r.opt.OnChoice(r.sched)
+		}
 		r.interrupt(c, id, k, p.Pos)
 	case OptRemote:
 		r.sched.Events = append(r.sched.Events, Event{ID: id, Kind: EvRemote, In: c.name, At: p.Pos, Remote: o.Remote})
 		r.eUsed++
 		r.remoteUsed[o.Remote] = true
+		if r.opt.OnChoice != nil {
+			r.opt.OnChoice(r.sched)
+		}
 		r.remote(c, id, o.Remote, p.Pos)
 	}
 }

@@ -100,7 +100,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		o.shard = fmt.Sprintf("%d/%d", si, sn)
 	}
 	opt := harness.ExploreOptions{
-		RunOptions:  harness.RunOptions{Strict: hf.strict},
+		RunOptions:  harness.RunOptions{Strict: hf.strict, OnChoice: h.onChoice()},
 		Workers:     workers,
 		Shard:       si,
 		Shards:      sn,

@@ -42,6 +42,8 @@ func runMinimize(args []string, stdout, stderr io.Writer) int {
 	strict := fs.Bool("strict", false, "replay with every known-finding allowance off")
 	known := fs.String("known", "", "minimize the known finding `NAME` (non-strict) instead of a violation")
 	asJSON := fs.Bool("json", false, "print a JSON report instead of the minimized file")
+	var kf kernelFlags
+	kf.register(fs)
 	pos, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -68,6 +70,9 @@ func runMinimize(args []string, stdout, stderr io.Writer) int {
 	}
 	f, err := harness.ParseFile(path, data)
 	if err != nil {
+		return misuse(stderr, "minimize", "%v", err)
+	}
+	if err := kf.attach(f.Scenario); err != nil {
 		return misuse(stderr, "minimize", "%v", err)
 	}
 	small, st, err := harness.Minimize(f, harness.MinimizeOptions{Strict: *strict, Known: *known})

@@ -79,7 +79,7 @@ func runRandom(args []string, stdout, stderr io.Writer) int {
 
 	start := time.Now()
 	sum, err := harness.Sample(sc, seed, *runs, *mode, harness.ExploreOptions{
-		RunOptions:  harness.RunOptions{Strict: hf.strict},
+		RunOptions:  harness.RunOptions{Strict: hf.strict, OnChoice: h.onChoice()},
 		Workers:     workers,
 		StopAtFirst: !hf.keepGoing,
 		OnViolation: h.onViolation,

@@ -39,6 +39,8 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print the verdict (and the trace) as one JSON object")
 	htmlOut := fs.String("html", "", "also write the replay as a self-contained HTML page to this file")
 	htmlMax := fs.Int("html-max-bytes", report.DefaultMaxBytes, "size cap of the --html page in bytes (the trace is cut to fit)")
+	var kf kernelFlags
+	kf.register(fs)
 	pos, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -59,6 +61,9 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, err) // FILE:LINE:COL: message
 		return exitMisuse
+	}
+	if err := kf.attach(f.Scenario); err != nil {
+		return misuse(stderr, "replay", "%v", err)
 	}
 	res, err := harness.Replay(f, harness.RunOptions{Trace: *trace || *htmlOut != "", Strict: *strict})
 	if err != nil {

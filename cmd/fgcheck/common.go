@@ -190,7 +190,7 @@ func (s *scenarioFlags) build(fs *flag.FlagSet) (*harness.Scenario, error) {
 			sc.Variant = v
 		}
 	}
-	if s.mutant != "" {
+	if s.mutant != "" && s.kernel == "" {
 		mi, err := fgraph.LookupMutant(s.mutant)
 		if err != nil {
 			return nil, err
@@ -233,7 +233,8 @@ func (s *scenarioFlags) build(fs *flag.FlagSet) (*harness.Scenario, error) {
 		return nil, err
 	}
 	if s.kernel != "" {
-		k, err := openKernel(s.kernel, sc)
+		sc.Mutant = 0 // the C mutant is a patch of the C, not a switch of the port's arch glue
+		k, err := openKernel(s.kernel, s.mutant, sc)
 		if err != nil {
 			return nil, err
 		}
@@ -242,12 +243,26 @@ func (s *scenarioFlags) build(fs *flag.FlagSet) (*harness.Scenario, error) {
 	return sc, nil
 }
 
-// openKernel builds and loads a tree's fgraph.c for sc's stack size.
-func openKernel(dir string, sc *harness.Scenario) (harness.Target, error) {
-	if sc.Mutant != 0 {
-		return nil, errors.New("--kernel with --mutant: the catalogue's mutants are switches of the port (the C target has none)")
+// openKernel builds and loads a tree's fgraph.c for sc's stack size, with
+// the C form of mutant (ctarget.Mutants) applied to a copy when one is named.
+func openKernel(dir, mutant string, sc *harness.Scenario) (harness.Target, error) {
+	opt := ctarget.Options{StackWords: sc.Config().StackWords}
+	if mutant == "" {
+		k, err := cload.Open(dir, opt)
+		if err != nil {
+			return nil, fmt.Errorf("--kernel: %v", err)
+		}
+		return k, nil
 	}
-	k, err := cload.Open(dir, ctarget.Options{StackWords: sc.Config().StackWords})
+	mu, ok := ctarget.LookupMutant(mutant)
+	if !ok {
+		var names []string
+		for _, m := range ctarget.Mutants {
+			names = append(names, m.Name)
+		}
+		return nil, fmt.Errorf("--kernel --mutant: %s has no C form (want %s)", mutant, strings.Join(names, ", "))
+	}
+	k, err := cload.OpenMutant(dir, mu, opt)
 	if err != nil {
 		return nil, fmt.Errorf("--kernel: %v", err)
 	}
@@ -461,6 +476,40 @@ func (h *hunt) onViolation(res *harness.Result) {
 	h.files = append(h.files, path)
 }
 
+// crashRecorder is a compiled target that can save a failing schedule
+// when its code crashes (cload.Kernel).
+type crashRecorder interface {
+	SetCrashRecord(path string, text []byte)
+}
+
+// onChoice keeps the compiled target's crash record current: at every
+// choice, the schedule file of the run so far and the path it would be
+// saved at, so that a crash of the compiled code is a violation with its
+// schedule on disk (docs/kernel-target.md). nil for the port, whose
+// crashes are Go panics the engines catch.
+func (h *hunt) onChoice() func(harness.Schedule) {
+	cr, ok := h.sc.Target.(crashRecorder)
+	if !ok {
+		return nil
+	}
+	if err := os.MkdirAll(h.out, 0o755); err != nil {
+		h.writeErr(err)
+		return nil
+	}
+	return func(s harness.Schedule) {
+		story := []string{
+			"found by: " + commandLine(h.argv),
+			fmt.Sprintf("engine: %s; bound %s", h.engine, h.sc.Bound),
+			"violation: panic: the compiled fgraph.c crashed in this run (signal, BUG(), or a runaway loop: see the message of the run)",
+			"target: " + h.sc.Target.Name(),
+			"reproduce: fgcheck replay --kernel TREE THIS_FILE",
+		}
+		f := &harness.File{Comments: story, Scenario: h.sc, Schedule: s, Expect: &harness.Expect{Oracle: harness.OraclePanic}}
+		text := f.Format()
+		cr.SetCrashRecord(filepath.Join(h.out, failName(h.sc, harness.OraclePanic, text)), text)
+	}
+}
+
 func (h *hunt) writeErr(err error) {
 	h.writeErrs++
 	if h.writeErrs <= 3 {
@@ -486,7 +535,12 @@ func (h *hunt) fileText(res *harness.Result, n int64) []byte {
 	if h.strict {
 		story = append(story, "found with --strict: replay with fgcheck replay --strict")
 	}
-	story = append(story, "reproduce: fgcheck replay THIS_FILE")
+	if h.sc.Target != nil {
+		story = append(story, "target: "+h.sc.Target.Name(), "model: "+h.sc.Model(),
+			"reproduce: fgcheck replay --kernel TREE THIS_FILE (with --mutant NAME for a C mutant)")
+	} else {
+		story = append(story, "reproduce: fgcheck replay THIS_FILE")
+	}
 	f := &harness.File{Comments: story, Scenario: h.sc, Schedule: res.Schedule, Expect: &harness.Expect{Oracle: v.Oracle}}
 	return f.Format()
 }

@@ -41,6 +41,7 @@ struct fgc_api {
 	int (*remote_finish)(int *);
 	int (*remote_pending)(void);
 	void (*flush)(void);
+	void (*set_crash)(const char *, const char *, unsigned long);
 };
 
 static const char *fgc_open(const char *path, void **h, struct fgc_api *a)
@@ -55,7 +56,7 @@ static const char *fgc_open(const char *path, void **h, struct fgc_api *a)
 	SYM(reserve, "fgc_reserve") SYM(retrieve, "fgc_retrieve") SYM(exit_task, "fgc_exit_task")
 	SYM(poke, "fgc_poke") SYM(remote_begin, "fgc_remote_begin")
 	SYM(remote_finish, "fgc_remote_finish") SYM(remote_pending, "fgc_remote_pending")
-	SYM(flush, "fgc_flush")
+	SYM(flush, "fgc_flush") SYM(set_crash, "fgc_set_crash")
 	return 0;
 }
 
@@ -81,6 +82,7 @@ static int fgc_call_poke(struct fgc_api *a, int t, int i, unsigned long v) { ret
 static int fgc_call_remote_begin(struct fgc_api *a, int k, int u, int *r) { return a->remote_begin(k, u, r); }
 static int fgc_call_remote_finish(struct fgc_api *a, int *r) { return a->remote_finish(r); }
 static void fgc_call_flush(struct fgc_api *a) { a->flush(); }
+static void fgc_call_set_crash(struct fgc_api *a, const char *p, const char *t, unsigned long n) { a->set_crash(p, t, n); }
 */
 import "C"
 
@@ -414,4 +416,16 @@ func (in *Instance) Poke(a fgraph.Addr, v fgraph.Word) {
 // but never another task).
 func (in *Instance) resume() {
 	C.fgc_call_set_current(in.api, C.int(in.m.Current))
+}
+
+// SetCrashRecord keeps, in C memory, the schedule file to write at path if
+// the compiled code crashes before the run ends (a signal in the object,
+// BUG(), panic(), or more than 4,000,000 accesses in one run): the crash
+// handler writes it with async-signal-safe calls and exits with status 1.
+func (in *Instance) SetCrashRecord(path string, text []byte) {
+	cp := C.CString(path)
+	ct := C.CBytes(text)
+	C.fgc_call_set_crash(in.api, cp, (*C.char)(ct), C.ulong(len(text)))
+	C.free(unsafe.Pointer(cp))
+	C.free(ct)
 }

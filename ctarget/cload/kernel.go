@@ -14,6 +14,8 @@ type Kernel struct {
 	Tree *ctarget.Tree
 	Obj  *ctarget.Object
 	In   *Instance
+	// Mutant names the C mutant applied to a copy of the file, if any.
+	Mutant string
 }
 
 // Open builds (or takes from the cache) and loads the tree at dir for
@@ -34,10 +36,33 @@ func Open(dir string, opt ctarget.Options) (*Kernel, error) {
 	return &Kernel{Tree: t, Obj: obj, In: in}, nil
 }
 
+// OpenMutant is Open with mu applied to a copy of the tree's fgraph.c.
+func OpenMutant(dir string, mu ctarget.Mutant, opt ctarget.Options) (*Kernel, error) {
+	t, err := ctarget.OpenTree(dir)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := ctarget.BuildMutant(t, mu, opt)
+	if err != nil {
+		return nil, err
+	}
+	in, err := Load(obj)
+	if err != nil {
+		return nil, err
+	}
+	return &Kernel{Tree: t, Obj: obj, In: in, Mutant: mu.Name}, nil
+}
+
 // Name says what runs.
 func (k *Kernel) Name() string {
+	if k.Mutant != "" {
+		return fmt.Sprintf("kernel tree %s with C mutant %s (a patched copy, fgraph.c sha256 %s)", k.Tree.Dir, k.Mutant, k.Obj.Sha256)
+	}
 	return fmt.Sprintf("kernel tree %s, fgraph.c sha256 %s", k.Tree.Dir, k.Obj.Sha256)
 }
 
 // Attach makes the compiled code the core of m.
 func (k *Kernel) Attach(m *fgraph.Machine) error { return k.In.Attach(m) }
+
+// SetCrashRecord is Instance.SetCrashRecord.
+func (k *Kernel) SetCrashRecord(path string, text []byte) { k.In.SetCrashRecord(path, text) }

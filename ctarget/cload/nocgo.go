@@ -24,6 +24,11 @@ type Kernel struct {
 // Open fails without cgo.
 func Open(dir string, opt ctarget.Options) (*Kernel, error) { return nil, ErrNoCgo }
 
+// OpenMutant fails without cgo.
+func OpenMutant(dir string, mu ctarget.Mutant, opt ctarget.Options) (*Kernel, error) {
+	return nil, ErrNoCgo
+}
+
 // Name says what runs.
 func (k *Kernel) Name() string { return "" }
 

@@ -28,7 +28,9 @@
 #define _GNU_SOURCE
 #include <link.h>
 #include <pthread.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <ucontext.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +95,137 @@ static struct {
 	int port;
 	int valid;
 } pend;
+
+/* ---- crashes: a violation with its schedule on disk, then exit ---- */
+
+/*
+ * The harness keeps here, at every choice, the schedule file of the run so
+ * far and where to save it. If the compiled code crashes (a signal in this
+ * object, BUG(), panic(), or a runaway loop), crash_exit() writes it with
+ * async-signal-safe calls and ends the process with exit code 1: the
+ * failure is on disk before anything else can go wrong, and no summary
+ * claims a run that did not finish.
+ */
+struct crash_record {
+	char *path, *text;
+	size_t len, cap;
+	int installed;
+	struct sigaction old_act[32];	/* the handlers before ours (Go's) */
+};
+/* In the heap, allocated before the snapshot: reset keeps what it holds. */
+static struct crash_record *crash;
+static unsigned long steps;
+
+#define FGC_STEP_BUDGET	4000000UL	/* accesses in one run: a runaway loop */
+
+static void say(const char *s)
+{
+	ssize_t r = write(2, s, strlen(s));
+	(void)r;
+}
+
+static void say_hex(unsigned long v)
+{
+	char b[19];
+	int i;
+
+	b[0] = '0';
+	b[1] = 'x';
+	for (i = 0; i < 16; i++)
+		b[2 + i] = "0123456789abcdef"[(v >> (60 - 4 * i)) & 15];
+	b[18] = 0;
+	say(b);
+}
+
+static void __attribute__((noreturn)) crash_exit(const char *why, unsigned long pc, unsigned long addr)
+{
+	say("fgcheck: VIOLATION panic: the compiled fgraph.c crashed: ");
+	say(why);
+	say(" at pc ");
+	say_hex(pc);
+	if (addr) {
+		say(" (address ");
+		say_hex(addr);
+		say(")");
+	}
+	say("\n");
+	if (crash && crash->path && crash->text) {
+		int fd = open(crash->path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd >= 0) {
+			ssize_t r = write(fd, crash->text, crash->len);
+			(void)r;
+			close(fd);
+			say("fgcheck: failing schedule saved: ");
+			say(crash->path);
+			say("\n");
+		} else {
+			say("fgcheck: cannot save the failing schedule: ");
+			say(crash->path);
+			say("\n");
+		}
+	}
+	say("fgcheck: the exploration stopped at this crash (exit 1); no summary\n");
+	_exit(1);
+}
+
+/* fgc_set_crash is called by Go at every choice (after each reset). */
+void fgc_set_crash(const char *path, const char *text, unsigned long len)
+{
+	if (!crash)
+		return;
+	free(crash->path);
+	crash->path = strdup(path);
+	if (len > crash->cap) {
+		free(crash->text);
+		crash->text = malloc(len);
+		crash->cap = crash->text ? len : 0;
+	}
+	if (crash->text) {
+		memcpy(crash->text, text, len);
+		crash->len = len;
+	}
+}
+
+static unsigned long text_lo_abs, text_hi_abs;
+
+static void crash_handler(int sig, siginfo_t *si, void *uc)
+{
+	ucontext_t *u = uc;
+	unsigned long pc = (unsigned long)u->uc_mcontext.gregs[REG_RIP];
+
+	if (pc >= text_lo_abs && pc < text_hi_abs) {
+		const char *why = sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" :
+				  sig == SIGILL ? "SIGILL" : "SIGFPE";
+		crash_exit(why, pc, (unsigned long)si->si_addr);
+	}
+	/* Not ours: the Go runtime's handler. */
+	if (crash->old_act[sig].sa_flags & SA_SIGINFO)
+		crash->old_act[sig].sa_sigaction(sig, si, uc);
+	else if (crash->old_act[sig].sa_handler != SIG_DFL && crash->old_act[sig].sa_handler != SIG_IGN)
+		crash->old_act[sig].sa_handler(sig);
+	else {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+}
+
+static void install_crash_handler(void)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE };
+	struct sigaction sa;
+	unsigned int i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = crash_handler;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	if (crash->installed)
+		return;
+	crash->installed = 1;
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, &crash->old_act[sigs[i]]);
+}
 
 /* ---- classification of addresses ---- */
 
@@ -260,6 +393,8 @@ static void fgc_access(unsigned long a, int size, int flags, void *pc, void *fra
 	int p;
 
 	flush();
+	if (++steps > FGC_STEP_BUDGET)
+		crash_exit("runaway: more than 4000000 accesses in one run", (unsigned long)pc, a);
 	p = classify(a, size, frame);
 	if (p == FGC_LOCAL || p == FGC_OTHER)
 		return;
@@ -482,15 +617,13 @@ void fgc_printk(const char *fmt, ...)
 void fgc_bug(const char *file, int line)
 {
 	flush();
-	go.bug(line, RA());
-	abort();	/* go.bug does not return */
+	crash_exit("BUG()", (unsigned long)RA(), 0);
 }
 
 void panic(const char *fmt, ...)
 {
 	flush();
-	go.bug(-1, RA());
-	abort();
+	crash_exit("panic()", (unsigned long)RA(), 0);
 }
 
 /* Addresses the Go side recognizes: return_to_handler and panic. */
@@ -802,9 +935,37 @@ void fgc_layout(struct fgc_layout *l)
 	l->panic = (unsigned long)panic;
 }
 
+static unsigned char *pristine;	/* the segment as loaded, before any run */
+
 int fgc_init(const struct fgc_go *g, const struct fgc_globals *glob, int ntasks, int nu)
 {
 	int i;
+	unsigned char *p = pristine, *sn = snap;
+	struct crash_record *cr = crash;
+	unsigned long lo, hi;
+
+	snap_hi = 0;
+	dl_iterate_phdr(phdr_cb, NULL);
+	if (!snap_hi)
+		return -2;
+	lo = snap_lo;
+	hi = snap_hi;
+	/*
+	 * A second init (another Machine) starts from the segment as loaded,
+	 * not from where the last run left fgraph.c's statics.
+	 */
+	if (!p) {
+		p = malloc(hi - lo);
+		if (!p)
+			return -3;
+		memcpy(p, (void *)lo, hi - lo);
+	} else {
+		memcpy((void *)lo, p, hi - lo);
+	}
+	pristine = p;
+	snap_lo = lo;
+	snap_hi = hi;
+	crash = cr ? cr : calloc(1, sizeof(*crash));
 
 	go = *g;
 	gl = *glob;
@@ -827,14 +988,14 @@ int fgc_init(const struct fgc_go *g, const struct fgc_globals *glob, int ntasks,
 		go.entry_tramp[i] = (unsigned long)entry_tramps[i];
 		go.ret_tramp[i] = (unsigned long)ret_tramps[i];
 	}
-	snap_hi = 0;
-	dl_iterate_phdr(phdr_cb, NULL);
-	if (!snap_hi)
-		return -2;
-	snap = malloc(snap_hi - snap_lo);
+	text_lo_abs = gl.text_lo;
+	text_hi_abs = gl.text_hi;
+	install_crash_handler();
+	/* The state every run starts from (fgc_reset). */
+	snap = sn ? sn : malloc(hi - lo);
 	if (!snap)
 		return -3;
-	memcpy(snap, (void *)snap_lo, snap_hi - snap_lo);
+	memcpy(snap, (void *)lo, hi - lo);
 	return 0;
 }
 
