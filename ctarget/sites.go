@@ -100,6 +100,13 @@ func Classify(a Access) fgraph.Site {
 	case EntryExit:
 		return fgraph.SiteExitTask
 	}
+	// The task's ret_stack pointer is loaded before every access of its
+	// words; the port indexes the words directly and loads the pointer
+	// only where fgraph.c tests it, so elsewhere the load has a site of its
+	// own (positions of the port's sites stay aligned).
+	if a.Class == ClassRetStack && !a.Store && !(a.Func == "ftrace_push_return_trace" && has("!current->ret_stack")) {
+		return fgraph.SiteCOther
+	}
 	if a.Fence >= 0 {
 		switch a.Func {
 		case "ftrace_push_return_trace":

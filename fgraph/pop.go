@@ -45,6 +45,12 @@ func (m *Machine) ftraceReturnToHandler(fp Word) Word {
 		// Might as well panic. What else to do?
 		return PanicAddr
 	}
+	if m.cfg.FieldCalltime() >= 0 {
+		// trace.rettime = trace_clock_local(); (through v6.13, where the
+		// frame has calltime; found by the differential against Debian's
+		// 6.12.117: without it the next push's calltime differed)
+		m.traceClock()
+	}
 	if mu.Has(MRet1) {
 		m.st(SiteRetLower, c+TaskCurr, intWord(off-m.cfg.FrameWords))
 	}

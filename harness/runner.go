@@ -141,6 +141,14 @@ type RunOptions struct {
 	KeepGoing bool
 	// Coverage, if set, accumulates per-site interrupt coverage.
 	Coverage *Coverage
+	// InOrder commits every store where the code makes it, in program
+	// order: the port run as a compiler that keeps the source order of
+	// accesses (the differential holds the compiled C to it). The kernel
+	// target always runs so.
+	InOrder bool
+	// Observe, if set, sees the run's stores, fences and quiescent points
+	// as they happen (the differential of package differential).
+	Observe Observer
 	// OnChoice, if set, is called with the schedule so far at the start of
 	// every run and after every non-default choice: a compiled target
 	// keeps it to write if the code crashes before the run ends.
@@ -279,6 +287,7 @@ func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 	r.ch, r.opt, r.cov = ch, opt, opt.Coverage
 	r.rep, _ = ch.(*replay)
 	r.res = &Result{}
+	r.compiled = r.sc.Target != nil || opt.InOrder
 	if opt.Trace {
 		r.tr = &tracer{}
 	} else {
@@ -577,6 +586,9 @@ func (r *runner) Store(s fgraph.Site, a fgraph.Addr, v fgraph.Word, k fgraph.Kin
 	if r.direct > 0 || len(r.ctxs) == 0 {
 		r.m.Poke(a, v)
 		r.ver++
+		if r.opt.Observe != nil {
+			r.opt.Observe.Store("remote", -1, s, a, v)
+		}
 		return
 	}
 	c := r.top()
@@ -617,6 +629,9 @@ func (r *runner) Fence(s fgraph.Site, f fgraph.Fence) {
 	}
 	c := r.top()
 	r.commit(c)
+	if r.opt.Observe != nil {
+		r.opt.Observe.Fence(c.name, c.level, s, f)
+	}
 	if r.tr != nil && f != fgraph.OpEnd {
 		if e := r.tracef(c, TraceBarrier, "%s %s at %s", c.name, fenceText[f], s); e != nil {
 			e.Site = s.String()
@@ -672,6 +687,9 @@ func (r *runner) commit(c *ctx) {
 		c.rest = rest[k+1:]
 		st := buf[j]
 		r.m.Poke(st.addr, st.val)
+		if r.opt.Observe != nil {
+			r.opt.Observe.Store(c.name, c.level, st.site, st.addr, st.val)
+		}
 		if r.visible(st.addr) {
 			r.ver++
 		}
@@ -962,6 +980,9 @@ func (r *runner) quiescent() {
 	r.finish, r.later = r.later, r.finish[:0]
 	r.direct--
 	r.ver++
+	if r.opt.Observe != nil {
+		r.opt.Observe.Quiescent(r.m)
+	}
 	if !r.opt.NoOracles {
 		r.checkModel()
 	}

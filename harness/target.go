@@ -34,3 +34,14 @@ func (s *Scenario) Model() string {
 	}
 	return ModelPort
 }
+
+// Observer sees a run as it happens: every committed store (in commit
+// order; ctx "remote" with level -1 for a remote CPU's and setup's), every
+// fence, and every quiescent point (between task-level operations, with
+// every region committed). It must not change the run: to call the code
+// under test at a quiescent point, detach the hooks first.
+type Observer interface {
+	Store(ctx string, level int, s fgraph.Site, a fgraph.Addr, v fgraph.Word)
+	Fence(ctx string, level int, s fgraph.Site, f fgraph.Fence)
+	Quiescent(m *fgraph.Machine)
+}

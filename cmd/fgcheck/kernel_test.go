@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -44,5 +45,68 @@ func TestExploreKernel(t *testing.T) {
 	}
 	if rc := run([]string{"explore", "--kernel", t.TempDir()}, &out, &errb); rc != 2 || !strings.Contains(errb.String(), "kernel/trace/fgraph.c") {
 		t.Errorf("--kernel of an empty dir: exit %d, %q", rc, errb.String())
+	}
+}
+
+// TestKernelCrashIsAViolation: a C mutant that makes the compiled code
+// fault. The process ends with exit 1 (a violation, not misuse), the
+// message says what crashed, and the run's schedule file is on disk and
+// expects the panic oracle.
+func TestKernelCrashIsAViolation(t *testing.T) {
+	tree := needKernel(t)
+	dir := t.TempDir()
+	cmd := child(t, dir, "explore", "--kernel", tree, "--mutant", "C-crash", "--out", "out")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	if rc := exitCode(t, err); rc != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", rc, stdout, stderr.String())
+	}
+	msg := stderr.String()
+	for _, want := range []string{"VIOLATION panic: the compiled fgraph.c crashed: SIGSEGV", "failing schedule saved: ", "no summary"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(string(stdout), "schedules:") {
+		t.Errorf("a summary was printed for a run that did not finish:\n%s", stdout)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "out", "*-panic-*.txt"))
+	if len(files) != 1 {
+		t.Fatalf("saved files %v, want one panic schedule", files)
+	}
+	text, _ := os.ReadFile(files[0])
+	if !strings.Contains(string(text), "expect violation panic") || !strings.Contains(string(text), "with C mutant C-crash") {
+		t.Errorf("saved file:\n%s", text)
+	}
+}
+
+// TestKernelMutantsKilled: the C forms of two ordering mutants are killed
+// on the compiled code at std, and the failing file replays on the mutant
+// and passes on the unpatched tree.
+func TestKernelMutantsKilled(t *testing.T) {
+	tree := needKernel(t)
+	for _, tc := range []struct{ mutant, oracle string }{
+		{"M-push-2", "ret-addr"}, // no rewrite after W3: an interrupt's frame stays
+		{"M-ret-1", "callback"},  // curr lowered before the retfuncs
+	} {
+		dir := t.TempDir()
+		var out, errb bytes.Buffer
+		rc := run([]string{"explore", "--kernel", tree, "--mutant", tc.mutant, "--out", dir, "--json"}, &out, &errb)
+		if rc != 1 {
+			t.Fatalf("%s: exit %d, want 1\n%s%s", tc.mutant, rc, out.String(), errb.String())
+		}
+		files, _ := filepath.Glob(filepath.Join(dir, "*.txt"))
+		if len(files) != 1 || !strings.Contains(files[0], "-"+tc.oracle+"-") {
+			t.Fatalf("%s: files %v, want one %s schedule", tc.mutant, files, tc.oracle)
+		}
+		out.Reset()
+		if rc := run([]string{"replay", "--kernel", tree, "--mutant", tc.mutant, "--trace=false", files[0]}, &out, &errb); rc != 0 {
+			t.Errorf("%s: replay on the mutant: exit %d\n%s", tc.mutant, rc, out.String())
+		}
+		out.Reset()
+		if rc := run([]string{"replay", "--kernel", tree, "--trace=false", "--json", files[0]}, &out, &errb); rc != 1 || !strings.Contains(out.String(), `"pass"`) && !strings.Contains(out.String(), "pass") {
+			t.Errorf("%s: replay on the unpatched tree: exit %d (want 1: the file expects a violation that the tree does not have)\n%s", tc.mutant, rc, out.String())
+		}
 	}
 }

@@ -140,6 +140,7 @@ func fgcGoStore(port C.int, val C.ulong, flags C.int, pc unsafe.Pointer) {
 		v = fgraph.Word(val)
 	}
 	s := in.site(pc, int(port), true, flags&C.FGC_ONCE != 0, -1)
+	in.lastPC = pc
 	if n := len(in.entries); n > 0 {
 		switch s {
 		case fgraph.SitePushW3:
@@ -152,6 +153,9 @@ func fgcGoStore(port C.int, val C.ulong, flags C.int, pc unsafe.Pointer) {
 		h.Store(s, fgraph.Addr(port), v, kindOf(flags))
 	} else {
 		in.m.Mem[port] = v
+	}
+	if v != 0 && in.classOf(int(port)) == ctarget.ClassRetStack {
+		in.resync(int(port))
 	}
 }
 

@@ -42,6 +42,7 @@ struct fgc_api {
 	int (*remote_pending)(void);
 	void (*flush)(void);
 	void (*set_crash)(const char *, const char *, unsigned long);
+	int (*peek)(int, int, unsigned long *);
 };
 
 static const char *fgc_open(const char *path, void **h, struct fgc_api *a)
@@ -56,7 +57,7 @@ static const char *fgc_open(const char *path, void **h, struct fgc_api *a)
 	SYM(reserve, "fgc_reserve") SYM(retrieve, "fgc_retrieve") SYM(exit_task, "fgc_exit_task")
 	SYM(poke, "fgc_poke") SYM(remote_begin, "fgc_remote_begin")
 	SYM(remote_finish, "fgc_remote_finish") SYM(remote_pending, "fgc_remote_pending")
-	SYM(flush, "fgc_flush") SYM(set_crash, "fgc_set_crash")
+	SYM(flush, "fgc_flush") SYM(set_crash, "fgc_set_crash") SYM(peek, "fgc_peek")
 	return 0;
 }
 
@@ -82,6 +83,7 @@ static int fgc_call_poke(struct fgc_api *a, int t, int i, unsigned long v) { ret
 static int fgc_call_remote_begin(struct fgc_api *a, int k, int u, int *r) { return a->remote_begin(k, u, r); }
 static int fgc_call_remote_finish(struct fgc_api *a, int *r) { return a->remote_finish(r); }
 static void fgc_call_flush(struct fgc_api *a) { a->flush(); }
+static int fgc_call_peek(struct fgc_api *a, int t, int i, unsigned long *v) { return a->peek(t, i, v); }
 static void fgc_call_set_crash(struct fgc_api *a, const char *p, const char *t, unsigned long n) { a->set_crash(p, t, n); }
 */
 import "C"
@@ -122,6 +124,7 @@ type Instance struct {
 	afterW2   []bool
 	sites     map[uint64]fgraph.Site
 	resetting bool
+	lastPC    unsafe.Pointer // of the last store reported
 	// Unmapped counts accesses that no rule names, by source line.
 	Unmapped map[int]int
 }
@@ -428,4 +431,18 @@ func (in *Instance) SetCrashRecord(path string, text []byte) {
 	C.fgc_call_set_crash(in.api, cp, (*C.char)(ct), C.ulong(len(text)))
 	C.free(unsafe.Pointer(cp))
 	C.free(ct)
+}
+
+// resync copies a shadow stack into Mem when a task's ret_stack pointer is
+// published (the store to task field port): the C filled it before, while
+// it belonged to no task (alloc_retstack_tasklist, graph_init_task's task
+// variables), where the runtime could not name its words.
+func (in *Instance) resync(port int) {
+	t := (port - int(in.m.TaskBase(0))) / in.stride
+	var v C.ulong
+	for i := 0; i < in.m.Config().StackWords; i++ {
+		if C.fgc_call_peek(in.api, C.int(t), C.int(i), &v) == 0 {
+			in.m.Mem[in.m.WordAddr(t, i)] = in.fromC(v)
+		}
+	}
 }

@@ -66,3 +66,7 @@ func (k *Kernel) Attach(m *fgraph.Machine) error { return k.In.Attach(m) }
 
 // SetCrashRecord is Instance.SetCrashRecord.
 func (k *Kernel) SetCrashRecord(path string, text []byte) { k.In.SetCrashRecord(path, text) }
+
+// LastLine is the fgraph.c line of the last store the compiled code
+// reported (for the differential's messages).
+func (k *Kernel) LastLine() int { return k.In.line(k.In.lastPC) }
