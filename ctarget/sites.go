@@ -69,6 +69,8 @@ const (
 	FenceBarrier = 0
 	FenceRmb     = 1
 	FenceWmb     = 2
+	FenceCallIn  = 3
+	FenceCallOut = 4
 )
 
 // Classify names an access of the compiled fgraph.c by the port's Site of
@@ -106,6 +108,9 @@ func Classify(a Access) fgraph.Site {
 	// own (positions of the port's sites stay aligned).
 	if a.Class == ClassRetStack && !a.Store && !(a.Func == "ftrace_push_return_trace" && has("!current->ret_stack")) {
 		return fgraph.SiteCOther
+	}
+	if a.Fence >= FenceCallIn {
+		return fgraph.SiteCOther // a static call's boundary (its trampoline is not fgraph.c's)
 	}
 	if a.Fence >= 0 {
 		switch a.Func {

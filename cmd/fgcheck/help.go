@@ -14,6 +14,13 @@ var examples = map[string][]string{
 		"fgcheck explore -K 3 -C 3 --time 10m --checkpoint big.ckpt   # a bigger bound, resumable",
 		"fgcheck explore --shard 2/4 --json                # one job of a CI matrix",
 		"fgcheck explore --scenario corpus/irq-before-w3-clobbers-ret.txt --bound K=2",
+		"fgcheck explore --kernel ~/src/linux               # the tree's own compiled fgraph.c",
+		"fgcheck explore --kernel .cache/kernel/linux-source-6.12 --mutant M-push-2",
+	},
+	"diff": {
+		"fgcheck diff --kernel .cache/kernel/linux-source-6.12   # std and the corpus, v6.12 against the tree",
+		"fgcheck diff --kernel ~/src/linux --variant latest --scenario std --max-runs 5000",
+		"fgcheck diff --kernel ~/src/linux --json",
 	},
 	"random": {
 		"fgcheck random --runs 1000000 --workers 0 --seed 7",
@@ -25,6 +32,7 @@ var examples = map[string][]string{
 		"fgcheck replay fgcheck-out/latest-M-push-1-unwinder-1a2b3c4d.txt --json",
 		"fgcheck replay corpus/kernel-bit0-retfunc-for-unaccepted-frame.txt --strict",
 		"fgcheck replay corpus/irq-before-w3-clobbers-ret.txt --html irq.html   # the page: timeline, pictures, violation",
+		"fgcheck replay --kernel ~/src/linux fgcheck-out/v6.12-baseline-ret-addr-b47a6d08.txt",
 	},
 	"minimize": {
 		"fgcheck minimize fgcheck-out/latest-M-push-1-unwinder-1a2b3c4d.txt -o small.txt",

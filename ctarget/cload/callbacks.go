@@ -191,6 +191,10 @@ func fgcGoFence(kind C.int, pc unsafe.Pointer) {
 			f = fgraph.SmpRmb
 		case C.FGC_FENCE_WMB:
 			f = fgraph.SmpWmb
+		case C.FGC_FENCE_CALL_IN:
+			f = fgraph.CallIn
+		case C.FGC_FENCE_CALL_OUT:
+			f = fgraph.CallOut
 		}
 		h.Fence(s, f)
 	}

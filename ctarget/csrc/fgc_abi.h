@@ -29,6 +29,8 @@
 #define FGC_FENCE_BARRIER	0
 #define FGC_FENCE_RMB		1
 #define FGC_FENCE_WMB		2
+#define FGC_FENCE_CALL_IN	3	/* an opaque call (a static call) */
+#define FGC_FENCE_CALL_OUT	4
 
 /* fgraph.Machine.Mem layout (fgraph/machine.go) */
 #define FGC_ADDR_ARRAY		0

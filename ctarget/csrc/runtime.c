@@ -477,6 +477,12 @@ void fgc_barrier(void)
 	go.fence(FGC_FENCE_BARRIER, RA());
 }
 
+void fgc_call_boundary(int out)
+{
+	flush();
+	go.fence(out ? FGC_FENCE_CALL_OUT : FGC_FENCE_CALL_IN, RA());
+}
+
 void fgc_smp_rmb(void)
 {
 	flush();

@@ -233,8 +233,46 @@ struct static_call_key { void *func; };
 	struct static_call_key STATIC_CALL_KEY(name) = { .func = (void *)(_func) }
 void *fgc_static_call_load(struct static_call_key *k);
 void fgc_static_call_update(struct static_call_key *k, void *func);
-#define static_call(name)	((STATIC_CALL_TYPE(name) *)fgc_static_call_load(&STATIC_CALL_KEY(name)))
 #define static_call_update(name, func)	fgc_static_call_update(&STATIC_CALL_KEY(name), (void *)(func))
+/*
+ * A static call is a direct call instruction whose target the kernel
+ * patches: the CPU sees the target when it executes the call, after the
+ * arguments are evaluated. So static_call(name) is a call of a trampoline
+ * (not inlined: the arguments are evaluated before it runs) that reads the
+ * target then. (Reading it in the function designator let GCC read it
+ * before the arguments: the differential against the port found that.)
+ * fgraph.c has two static calls; their trampolines are here by name.
+ */
+#define static_call(name)	__fgc_static_call_##name
+struct ftrace_graph_ent;
+struct ftrace_graph_ret;
+struct fgraph_ops;
+extern struct static_call_key __fgc_static_call_key_fgraph_func;
+extern struct static_call_key __fgc_static_call_key_fgraph_retfunc;
+/* The call is opaque to the compiler: a region boundary on both sides. */
+void fgc_call_boundary(int out);
+static __attribute__((noinline, unused)) int
+__fgc_static_call_fgraph_func(struct ftrace_graph_ent *t, struct fgraph_ops *g)
+{
+	int (*f)(struct ftrace_graph_ent *, struct fgraph_ops *) =
+		fgc_static_call_load(&__fgc_static_call_key_fgraph_func);
+	int r;
+
+	fgc_call_boundary(0);
+	r = f(t, g);
+	fgc_call_boundary(1);
+	return r;
+}
+static __attribute__((noinline, unused)) void
+__fgc_static_call_fgraph_retfunc(struct ftrace_graph_ret *t, struct fgraph_ops *g)
+{
+	void (*f)(struct ftrace_graph_ret *, struct fgraph_ops *) =
+		fgc_static_call_load(&__fgc_static_call_key_fgraph_retfunc);
+
+	fgc_call_boundary(0);
+	f(t, g);
+	fgc_call_boundary(1);
+}
 
 /* ---- suspend.h, notifier.h ---- */
 struct notifier_block {
