@@ -288,15 +288,48 @@ func Classify(a Access) fgraph.Site {
 	case "ftrace_graph_exit_task":
 		return fgraph.SiteExitTask
 	}
+	// By the word alone, where a line of fgraph.c does not decide: the
+	// static calls' targets are read in their trampolines (not fgraph.c's
+	// lines), and the direct-mode words mean one thing per entry point.
+	if !a.Store {
+		switch a.Class {
+		case ClassFuncKey:
+			return fgraph.SiteEnterDirectCall
+		case ClassRetfuncKey:
+			return fgraph.SiteRetDirectCall
+		case ClassOpsIdx:
+			return fgraph.SiteUserIdx
+		case ClassDead:
+			// ftrace_graph_is_dead(), inline in include/linux/ftrace.h
+			if a.Entry == EntryEnter {
+				return fgraph.SitePushDead
+			}
+			return fgraph.SiteGraphStop
+		}
+	}
 	// Inlined helpers whose lines belong to their callers' sites.
 	switch a.Entry {
 	case EntryEnter:
-		if a.Class == ClassBitmask {
+		switch a.Class {
+		case ClassBitmask:
 			return fgraph.SiteEnterBitmask
+		case ClassDirectGops:
+			return fgraph.SiteEnterDirectGops
+		case ClassDoDirect:
+			return fgraph.SiteEnterDirect
+		case ClassArray:
+			return fgraph.SiteEnterArray
 		}
 	case EntryReturn:
-		if a.Class == ClassCurr {
+		switch a.Class {
+		case ClassCurr:
 			return fgraph.SitePopCurr
+		case ClassDirectGops:
+			return fgraph.SiteRetDirectGops
+		case ClassDoDirect:
+			return fgraph.SiteRetDirect
+		case ClassArray:
+			return fgraph.SiteRetArray
 		}
 	case EntryRetAddr, EntryGetRetStack:
 		if a.Class == ClassCurr {

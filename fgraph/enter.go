@@ -117,6 +117,10 @@ func (m *Machine) directEntry(tr *Trace, bitmap *uint16, gens *Word) bool {
 		return false
 	}
 	if m.callEntry(target, gops, tr, false) {
+		// bitmap |= BIT(fgraph_direct_gops->idx): the global is read again
+		// (a plain load after an opaque call; found by the differential
+		// against Debian's 6.12.117, where GCC loads it twice).
+		gops = m.ld(SiteEnterDirectGops, AddrDirectGops)
 		if g := m.opsOf(gops); g != nil {
 			*bitmap |= 1 << uint(wordInt(m.ld(SiteUserIdx, m.opsAddr(g.k, OpsIdx)))&15)
 		} else {

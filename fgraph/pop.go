@@ -115,6 +115,10 @@ func (m *Machine) directReturn(w Word, bitmap uint16, tr *Trace) bool {
 		idx = wordInt(m.ld(SiteUserIdx, m.opsAddr(g.k, OpsIdx))) & 15
 	}
 	if bitmap&(1<<idx) != 0 && m.genOK(w, idx) {
+		// static_call(fgraph_retfunc)(&trace, fgraph_direct_gops): the
+		// argument reads the global again after test_bit(->idx) (found by
+		// the differential: GCC loads it twice).
+		gops = m.ld(SiteRetDirectGops, AddrDirectGops)
 		target := m.ldOnce(SiteRetDirectCall, AddrRetfunc)
 		if m.cfg.DirectFallback && target != gops {
 			return false

@@ -90,6 +90,9 @@ func (in *Instance) site(pc unsafe.Pointer, port int, store, once bool, fence in
 	s := ctarget.Classify(a)
 	if s == fgraph.SiteCOther {
 		in.Unmapped[line]++
+		if in.Trace != nil {
+			in.Trace(a)
+		}
 	}
 	in.sites[key] = s
 	return s

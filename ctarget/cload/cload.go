@@ -127,6 +127,8 @@ type Instance struct {
 	lastPC    unsafe.Pointer // of the last store reported
 	// Unmapped counts accesses that no rule names, by source line.
 	Unmapped map[int]int
+	// Trace, if set, sees every access no rule names (once per site key).
+	Trace func(ctarget.Access)
 }
 
 var (
@@ -446,3 +448,6 @@ func (in *Instance) resync(port int) {
 		}
 	}
 }
+
+// FuncOfLine is the fgraph.c function that line is in (for tests).
+func (in *Instance) FuncOfLine(line int) string { return in.lines.Func(line) }
