@@ -16,6 +16,16 @@ const MaxLevel = 4
 type Coverage struct {
 	Hits    [fgraph.NumSites][MaxLevel + 1]int64
 	Commits [fgraph.NumSites]int64
+	// Lines counts, on a compiled target, the interrupts delivered right
+	// after a store of each source line (nil on the port).
+	Lines map[int]int64
+}
+
+func (c *Coverage) hitLine(line int) {
+	if c.Lines == nil {
+		c.Lines = map[int]int64{}
+	}
+	c.Lines[line]++
 }
 
 func (c *Coverage) hit(s fgraph.Site, level int) {
@@ -34,6 +44,12 @@ func (c *Coverage) Merge(o *Coverage) {
 			c.Hits[s][l] += o.Hits[s][l]
 		}
 		c.Commits[s] += o.Commits[s]
+	}
+	for l, n := range o.Lines {
+		if c.Lines == nil {
+			c.Lines = map[int]int64{}
+		}
+		c.Lines[l] += n
 	}
 }
 

@@ -783,6 +783,9 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool) {
 		r.kUsed++
 		if r.cov != nil {
 			r.cov.hit(s, c.level+1)
+			if l, ok := r.sc.Target.(Liner); ok && s != fgraph.SiteOpStart {
+				r.cov.hitLine(l.Line())
+			}
 		}
 		if r.opt.OnChoice != nil {
 			r.opt.OnChoice(r.sched)

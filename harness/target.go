@@ -45,3 +45,9 @@ type Observer interface {
 	Fence(ctx string, level int, s fgraph.Site, f fgraph.Fence)
 	Quiescent(m *fgraph.Machine)
 }
+
+// Liner is a compiled target that names the source line of the access it
+// is at (the line coverage of its stores).
+type Liner interface {
+	Line() int
+}

@@ -875,6 +875,9 @@ func (o *outcome) writeText(w io.Writer) {
 	default:
 		fmt.Fprintf(w, "coverage:    INCOMPLETE: no interrupt at %s\n", strings.Join(miss, ", "))
 	}
+	if sl, ok := sc.Target.(storeLiner); ok {
+		fmt.Fprintf(w, "lines:       %s\n", lineCoverage(sl.StoreLines(), o.sum.Coverage.Lines))
+	}
 	if o.coverage {
 		fmt.Fprintf(w, "\n%s\n", strings.TrimRight(o.sum.Coverage.Table(), "\n"))
 	}
@@ -1025,4 +1028,31 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
 		d.Close()
 	}
 	return nil
+}
+
+// storeLiner is a compiled target that knows the source lines of its
+// stores in push, set_bitmap, reserve and pop (cload.Kernel).
+type storeLiner interface {
+	StoreLines() map[int]string
+}
+
+// lineCoverage says how many store lines of push, reserve and pop saw an
+// interrupt right after them, and names those that did not.
+func lineCoverage(stores map[int]string, hits map[int]int64) string {
+	var lines []int
+	for l := range stores {
+		lines = append(lines, l)
+	}
+	sort.Ints(lines)
+	var miss []string
+	for _, l := range lines {
+		if hits[l] == 0 {
+			miss = append(miss, fmt.Sprintf("fgraph.c:%d (%s)", l, stores[l]))
+		}
+	}
+	s := fmt.Sprintf("%d of %d source lines of stores in push, set_bitmap, reserve and pop saw an interrupt right after", len(lines)-len(miss), len(lines))
+	if len(miss) > 0 {
+		s += "; not: " + strings.Join(miss, ", ")
+	}
+	return s
 }

@@ -144,6 +144,14 @@ func fgcGoStore(port C.int, val C.ulong, flags C.int, pc unsafe.Pointer) {
 	}
 	s := in.site(pc, int(port), true, flags&C.FGC_ONCE != 0, -1)
 	in.lastPC = pc
+	if in.storeLines != nil {
+		line := in.line(pc)
+		if _, seen := in.storeLines[line]; !seen {
+			if f := in.lines.Func(line); covered[f] {
+				in.storeLines[line] = f
+			}
+		}
+	}
 	if n := len(in.entries); n > 0 {
 		switch s {
 		case fgraph.SitePushW3:
@@ -310,3 +318,8 @@ func fgcGoRet(user C.int, fn C.ulong, depth C.int, gops C.ulong, pc unsafe.Point
 	}
 	in.resume()
 }
+
+// covered are the functions whose store lines the line coverage reports:
+// push, set_bitmap, reserve and pop.
+var covered = map[string]bool{"ftrace_push_return_trace": true, "set_bitmap": true, "fgraph_reserve_data": true,
+	"ftrace_pop_return_trace": true, "__ftrace_return_to_handler": true, "function_graph_enter": true}

@@ -125,6 +125,8 @@ type Instance struct {
 	sites     map[uint64]fgraph.Site
 	resetting bool
 	lastPC    unsafe.Pointer // of the last store reported
+	// storeLines are the lines of push, reserve and pop whose stores ran.
+	storeLines map[int]string
 	// Unmapped counts accesses that no rule names, by source line.
 	Unmapped map[int]int
 	// Trace, if set, sees every access no rule names (once per site key).
@@ -148,7 +150,7 @@ func Load(obj *ctarget.Object) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := &Instance{obj: obj, lines: lines, sites: map[uint64]fgraph.Site{}, Unmapped: map[int]int{}}
+	in := &Instance{obj: obj, lines: lines, sites: map[uint64]fgraph.Site{}, Unmapped: map[int]int{}, storeLines: map[int]string{}}
 	in.api = (*C.struct_fgc_api)(C.calloc(1, C.sizeof_struct_fgc_api))
 	in.cint = (*C.int)(C.calloc(1, C.sizeof_int))
 	cp := C.CString(obj.Path)
@@ -451,3 +453,7 @@ func (in *Instance) resync(port int) {
 
 // FuncOfLine is the fgraph.c function that line is in (for tests).
 func (in *Instance) FuncOfLine(line int) string { return in.lines.Func(line) }
+
+// StoreLines are the source lines of push, set_bitmap, reserve and pop
+// whose stores ran so far, with their function.
+func (in *Instance) StoreLines() map[int]string { return in.storeLines }

@@ -70,3 +70,11 @@ func (k *Kernel) SetCrashRecord(path string, text []byte) { k.In.SetCrashRecord(
 // LastLine is the fgraph.c line of the last store the compiled code
 // reported (for the differential's messages).
 func (k *Kernel) LastLine() int { return k.In.line(k.In.lastPC) }
+
+// Line is the fgraph.c line of the store the compiled code is at (an
+// interrupt delivered now comes right after it): harness.Liner.
+func (k *Kernel) Line() int { return k.In.line(k.In.lastPC) }
+
+// StoreLines are the lines of push, set_bitmap, reserve and pop whose
+// stores ran so far.
+func (k *Kernel) StoreLines() map[int]string { return k.In.StoreLines() }
