@@ -82,6 +82,13 @@ type Config struct {
 	// when fgraph_direct_gops is the stub or disagrees with the static
 	// call (another CPU is switching direct mode), take the loop path.
 	DirectFallback bool
+	// NoTransition is the fix variant for the recursion-transition
+	// finding: ftrace_test_recursion_trylock() without the
+	// TRACE_CTX_TRANSITION fallback, so a nested call in the same context is
+	// refused. Not a kernel proposal: the transition exists for an interrupt
+	// that traces before preempt_count says so, which the harness (whose
+	// context level is always exact) does not have.
+	NoTransition bool
 	// StaticCall is CONFIG_HAVE_STATIC_CALL: direct (single-user) mode
 	// exists. Ignored for Seed.
 	StaticCall bool

@@ -17,6 +17,10 @@ type Ops struct {
 	DataBytes int
 	// CallInEntry, if non-zero, is a traced function entryfunc calls (F14).
 	CallInEntry int
+	// CallInReturn, if non-zero, is a traced function retfunc calls (the
+	// recursion loop of 0db0934e7f9b). The harness's scenarios do not use
+	// it; the port's tests do.
+	CallInReturn int
 	// RejectAfter lists functions for which entryfunc reserves its data
 	// and then returns 0.
 	RejectAfter []int
@@ -116,6 +120,12 @@ type Record struct {
 	Torn bool
 	// Reentered: the user's entryfunc was already running in this context.
 	Reentered bool
+	// Nest counts the traced calls made from inside entry callbacks that
+	// this callback runs in (0: a call of the context's own program).
+	Nest int
+	// Transition: the task held TRACE_CTX_TRANSITION when the callback ran
+	// (a nested call in the same context got the recursion lock that way).
+	Transition bool
 	// Handler numbers, for a retfunc, the return_to_handler run it came
 	// from (Machine.Handlers at that level).
 	Handler int
@@ -148,8 +158,8 @@ func (m *Machine) entryfunc(o *Ops, gops Word, tr *Trace, torn bool) bool {
 		o.in[lvl]--
 		return ok
 	}
-	rec := Record{Kind: RecEntry, Task: m.Current, Level: m.Level, Ops: o.k, Gen: o.gen, Idx: idx,
-		Func: tr.Func, Depth: tr.Depth, Torn: torn, Gops: gops}
+	rec := Record{Kind: RecEntry, Task: m.Current, Level: m.Level, Nest: m.nest[m.Level&7], Ops: o.k, Gen: o.gen, Idx: idx,
+		Func: tr.Func, Depth: tr.Depth, Torn: torn, Gops: gops, Transition: m.RecursionTransition(m.Current)}
 	if o.in[lvl] > 0 {
 		rec.Reentered = true
 	}
@@ -168,8 +178,17 @@ func (m *Machine) entryBody(o *Ops, idx int, tr *Trace, rec *Record) bool {
 		return false
 	}
 	if o.CallInEntry != 0 {
-		m.Call(o.CallInEntry, false)
-		m.Return()
+		// A traced call from inside the callback, in the same context: the
+		// recursion lock lets the first one through on
+		// TRACE_CTX_TRANSITION and refuses the next (trace_recursion.h).
+		m.nest[m.Level&7]++
+		if m.NestedCall != nil {
+			m.NestedCall(o.CallInEntry)
+		} else {
+			m.Call(o.CallInEntry, false)
+			m.Return()
+		}
+		m.nest[m.Level&7]--
 	}
 	if o.DataBytes > 0 && m.cfg.Variant != Seed {
 		// fgraph_reserve_data is exported and called out of line.
@@ -209,7 +228,7 @@ func (m *Machine) retfunc(o *Ops, gops Word, tr *Trace, torn bool) {
 	if g := m.opsOf(gops); g != nil {
 		idx = wordInt(m.ld(SiteUserIdx, m.opsAddr(g.k, OpsIdx)))
 	}
-	rec := Record{Kind: RecReturn, Task: m.Current, Level: m.Level, Ops: o.k, Gen: o.gen, Idx: idx,
+	rec := Record{Kind: RecReturn, Task: m.Current, Level: m.Level, Nest: m.nest[m.Level&7], Ops: o.k, Gen: o.gen, Idx: idx,
 		Func: tr.Func, Depth: tr.Depth, Torn: torn, Gops: gops, Accepted: true, Handler: m.Handlers[m.Level&7]}
 	if o.DataBytes > 0 && m.cfg.Variant != Seed {
 		var p, size int
@@ -234,6 +253,10 @@ func (m *Machine) retfunc(o *Ops, gops Word, tr *Trace, torn bool) {
 			}
 		}
 	}
+	if o.CallInReturn != 0 {
+		m.Call(o.CallInReturn, false)
+		m.Return()
+	}
 	if !m.NoLog {
 		m.Log = append(m.Log, rec)
 	}
@@ -242,7 +265,7 @@ func (m *Machine) retfunc(o *Ops, gops Word, tr *Trace, torn bool) {
 // stubCall records a callback through the stub reached after the stub check
 // passed (a torn read of fgraph_array[i]).
 func (m *Machine) stubCall(kind RecordKind, tr *Trace) {
-	m.Log = append(m.Log, Record{Kind: kind, Task: m.Current, Level: m.Level, Ops: -1, Idx: -1,
+	m.Log = append(m.Log, Record{Kind: kind, Task: m.Current, Level: m.Level, Nest: m.nest[m.Level&7], Ops: -1, Idx: -1,
 		Func: tr.Func, Depth: tr.Depth, Torn: true, Gops: HandleStub})
 }
 

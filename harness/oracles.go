@@ -390,8 +390,10 @@ func (r *runner) checkWarnings(c *ctx) {
 // checkRecord checks one callback record as soon as it appears.
 func (r *runner) checkRecord(rec fgraph.Record) {
 	switch {
+	case rec.Reentered && rec.Nest == 1 && rec.Transition:
+		r.violate(OracleCallback, fmt.Sprintf("entryfunc of user %d re-entered in the same context (level %d) for func %#x: nested call 1, let through on TRACE_CTX_TRANSITION", rec.Ops, rec.Level, rec.Func))
 	case rec.Reentered:
-		r.violate(OracleCallback, fmt.Sprintf("entryfunc of user %d re-entered in the same context (level %d) for func %#x", rec.Ops, rec.Level, rec.Func))
+		r.violate(OracleCallback, fmt.Sprintf("entryfunc of user %d re-entered in the same context (level %d) for func %#x (nested call %d)", rec.Ops, rec.Level, rec.Func, rec.Nest))
 	case rec.Torn && rec.Ops < 0:
 		r.violate(OracleCallback, fmt.Sprintf("%s callback reached &fgraph_stub through a re-read of fgraph_array after the stub check passed", kindName(rec.Kind)))
 	case rec.Torn:

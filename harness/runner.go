@@ -61,6 +61,9 @@ type ctx struct {
 	inCallback int
 	// logFrom is where this context's current operation's records start.
 	logFrom int
+	// nest is 0 for a task or an interrupt; n for the traced call an entry
+	// callback makes at nesting n (runner.nestedCall).
+	nest int
 }
 
 // runner executes one scenario under one chooser. It implements fgraph.Hooks.
@@ -225,6 +228,7 @@ func newRunner(sc *Scenario) (*runner, error) {
 		o := m.AddOps(&fgraph.Ops{Name: u.Name, Filter: u.Filter, Accept: u.Accept, DataBytes: u.DataBytes, CallInEntry: u.CallInEntry, RejectAfter: u.RejectAfter})
 		r.ops = append(r.ops, o)
 	}
+	m.NestedCall = r.nestedCall
 	r.taskCt = make([]*ctx, len(sc.Tasks))
 	for i := range r.taskCt {
 		r.taskCt[i] = &ctx{name: "task" + strconv.Itoa(i), task: i}
@@ -509,7 +513,7 @@ func (r *runner) records(c *ctx, k fgraph.RecordKind) []fgraph.Record {
 	out := r.recBuf[:0]
 	defer func() { r.recBuf = out[:0] }()
 	for _, rec := range r.m.Log[c.logFrom:] {
-		if rec.Kind == k && rec.Level == c.level && rec.Task == c.task && rec.Ops >= 0 {
+		if rec.Kind == k && rec.Level == c.level && rec.Nest == c.nest && rec.Task == c.task && rec.Ops >= 0 {
 			out = append(out, rec)
 		}
 	}
@@ -526,6 +530,48 @@ func (r *runner) unwind(c *ctx, t int, viaShim bool) {
 		defer func() { r.direct-- }()
 	}
 	r.checkRetAddrs(t, c, true)
+}
+
+// nestedCall runs the traced call an entry callback makes (Ops.CallInEntry)
+// in a context of its own on the same task and level, so that the recursion
+// lock sees the same context: ftrace_test_recursion_trylock() lets the first
+// nested call through on TRACE_CTX_TRANSITION and refuses one when the
+// context's bit and TRANSITION are both held (trace_recursion.h). A call the
+// lock lets through is an operation the model follows (call, then return);
+// one it refuses must not be traced. Positions count on in the parent's
+// occurrence numbers, under its name.
+func (r *runner) nestedCall(fn int) {
+	m := r.m
+	p := r.top()
+	c := &ctx{name: p.name, level: p.level, kind: p.kind, task: p.task, nest: p.nest + 1, occ: p.occ}
+	r.ctxs = append(r.ctxs, c)
+	defer func() {
+		p.occ, p.lastSite = c.occ, c.lastSite
+		r.ctxs = r.ctxs[:len(r.ctxs)-1]
+	}()
+	c.logFrom = len(m.Log)
+	if r.tr != nil {
+		r.tracef(c, TraceNote, "%s: an entry callback calls f%d (nested call %d)", c.name, fn, c.nest)
+	}
+	if !m.RecursionHeld(c.task, c.level) && !r.opt.NoOracles {
+		r.violate(OracleCallback, fmt.Sprintf("an entry callback calls f%d while its context does not hold its recursion bit: function_graph_enter runs the callbacks without the recursion lock", fn))
+		if r.stopped {
+			return
+		}
+	}
+	if m.RecursionRefuses(c.task, c.level) {
+		if m.Call(fn, false) && !r.opt.NoOracles {
+			r.violate(OracleCallback, fmt.Sprintf("nested call %d of f%d from an entry callback was traced although the context's recursion bit and TRACE_CTX_TRANSITION are held", c.nest, fn))
+		}
+		m.Return()
+		r.commit(c)
+		return
+	}
+	r.call(c, Op{Kind: OpCall, Func: fn})
+	if !r.stopped {
+		r.ret(c)
+	}
+	r.commit(c)
 }
 
 // top is the running context.
