@@ -914,6 +914,12 @@ func (r *runner) remote(c *ctx, id, i int, at Pos) {
 func (r *runner) remoteRegister(u int, queue *[]func()) {
 	m := r.m
 	o := r.ops[u]
+	if o.Registered() {
+		// A scenario's register of a registered user is a no-op: a tracer
+		// does not register its ops twice (the 2025 kernel WARNs on that
+		// caller bug, fgraph.TestRegisterTwice).
+		return
+	}
 	idx := m.RegisterBegin(o)
 	if idx < 0 {
 		return
@@ -938,6 +944,9 @@ func (r *runner) remoteRegister(u int, queue *[]func()) {
 func (r *runner) remoteUnregister(u int) bool {
 	m := r.m
 	o := r.ops[u]
+	if !o.Registered() {
+		return false // likewise: the 2025 kernel WARNs on this caller bug
+	}
 	if !m.UnregisterBegin(o) {
 		return false
 	}
