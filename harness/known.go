@@ -110,6 +110,13 @@ var KnownFindings = []KnownFinding{
 		},
 	},
 	{
+		Name: "seed-ret-addr-current", Variants: []fgraph.Variant{fgraph.Seed}, Oracle: OraclePanic, Fix: "v6.11 (Petr Pavlu, function_graph: Fix the ret_stack used by ftrace_graph_ret_addr(), Aug 2024)",
+		Desc: "the seed's ftrace_graph_ret_addr(task, ...) starts at task->curr_ret_stack but walks current's words; an unwinder on another CPU (livepatch's reliable unwind of a sleeping task) reads its own task's stack (a NULL dereference when that is NULL)",
+		Match: func(r *runner, v Violation) bool {
+			return strings.Contains(v.Msg, "the seed walks current->ret_stack, and current is not the unwound task")
+		},
+	},
+	{
 		Name: "seed-tail-call", Variants: []fgraph.Variant{fgraph.Seed}, Oracle: OracleRetAddr, Fix: "v6.11 (375bb57292f4)",
 		Desc: "the seed's ftrace_graph_ret_addr has no tail-call clause: for traced A tail-calling traced B it returns B's recorded ret, return_to_handler, instead of A's caller",
 		Match: func(r *runner, v Violation) bool {

@@ -77,7 +77,7 @@ func (r *runner) checkInPlace(c *ctx, s fgraph.Site) {
 	}
 	r.checkFrames(t, starts)
 	if !r.stopped {
-		r.checkRetAddrs(t, c, false)
+		r.checkRetAddrs(t, t, c, false)
 	}
 }
 
@@ -211,7 +211,10 @@ func (r *runner) expected(t int) []expectFrame {
 // live real-stack slot, top down with one idx cursor, and
 // ftrace_graph_get_ret_stack(n) for every n. Unless viaShim, it reads memory
 // directly (what an interrupt arriving now would see).
-func (r *runner) checkRetAddrs(t int, c *ctx, viaShim bool) {
+//
+// cur is the unwinder's current: t for a reader on this CPU (an interrupt
+// or the task itself), fgraph.NoTask for another CPU's.
+func (r *runner) checkRetAddrs(cur, t int, c *ctx, viaShim bool) {
 	m := r.m
 	if !viaShim {
 		// Read memory directly: detach the hooks so the port's loads take
@@ -267,7 +270,7 @@ func (r *runner) checkRetAddrs(t int, c *ctx, viaShim bool) {
 	prev := -1
 	for i := m.SlotCount(t) - 1; i >= 0; i-- {
 		s := m.SlotAt(t, i)
-		got := m.FtraceGraphRetAddr(t, &idx, s.Val, s.Retp)
+		got := m.FtraceGraphRetAddrFrom(cur, t, &idx, s.Val, s.Retp)
 		if len(m.Warnings) > nw {
 			if viaShim {
 				r.checkWarnings(c)

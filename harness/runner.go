@@ -529,7 +529,7 @@ func (r *runner) unwind(c *ctx, t int, viaShim bool) {
 		r.direct++
 		defer func() { r.direct-- }()
 	}
-	r.checkRetAddrs(t, c, true)
+	r.checkRetAddrs(t, t, c, true)
 }
 
 // nestedCall runs the traced call an entry callback makes (Ops.CallInEntry)
@@ -904,7 +904,7 @@ func (r *runner) remote(c *ctx, id, i int, at Pos) {
 			r.remoteRegister(rem.With, &r.later)
 		}
 	case RemoteUnwind:
-		r.checkRetAddrs(rem.Task, c, true) // the port's unwinders, direct (r.direct > 0)
+		r.checkRetAddrs(fgraph.NoTask, rem.Task, c, true) // the port's unwinders on another CPU, direct (r.direct > 0)
 	}
 }
 
