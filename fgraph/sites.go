@@ -99,6 +99,7 @@ const (
 	SiteRetrieveCall
 	SiteOpStart
 	SitePushW2Retp
+	SiteTaskVar
 	numSites
 )
 
@@ -194,6 +195,7 @@ var siteNames = [...]string{
 	SiteRetrieveCall:      "retrieve.call",
 	SiteOpStart:           "op.start",
 	SitePushW2Retp:        "push.w2_retp",
+	SiteTaskVar:           "user.task_var",
 }
 
 func (s Site) String() string {
