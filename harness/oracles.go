@@ -371,6 +371,9 @@ func (r *runner) checkCapacity(c *ctx, st pending) {
 		if i < 0 || i >= r.cfg.StackWords {
 			continue
 		}
+		if st.site == fgraph.SiteTaskVar && i >= r.cfg.TaskVarBase() && r.cfg.TaskVarBase() >= 0 {
+			continue // a user's own task variable (fgraph_get_task_var)
+		}
 		if i >= r.cfg.ShadowStackMaxOffset() {
 			r.violate(OracleCapacity, fmt.Sprintf("%s wrote word %d of task%d, at or past SHADOW_STACK_MAX_OFFSET %d", st.site, i, t, r.cfg.ShadowStackMaxOffset()))
 		}
