@@ -143,9 +143,11 @@ func (m *Machine) RegisterBegin(o *Ops) int {
 	if o.reg {
 		if m.cfg.Variant == Latest {
 			// o.reg stands for FTRACE_OPS_FL_GRAPH in gops->ops.flags.
-			// Source: register_ftrace_graph(), "fgraph_ops registration
-			// tracked" (Jul 2025, Message-Id
-			// 20250723195221.999900536@kernel.org; linux-mm dc1898433b96):
+			// Source: register_ftrace_graph(), Steven Rostedt's patch
+			// setting and testing FTRACE_OPS_FL_GRAPH (v2 of 1 Jul 2025,
+			// Link 20250701194451.22e34724@gandalf.local.home; posted
+			// for-next as 20250723195221.999900536@kernel.org; in
+			// linux-mm dc1898433b96, not in gregkh 000aa47a51233):
 			// WARN_ONCE(gops->ops.flags & FTRACE_OPS_FL_GRAPH, ...).
 			m.warn(SiteRegister, "WARN_ONCE: function graph ops registered again")
 			return EBUSY
