@@ -3,9 +3,11 @@ package fgraph
 // functionGraphEnterRegs runs the entry side for one traced call. It returns
 // 0 when the return address must be hijacked, EBUSY otherwise.
 // Source: function_graph_enter_regs(), kernel/trace/fgraph.c v6.14+
-// (66611c047570, 000aa47a51233); function_graph_enter() in v6.11..v6.13
-// (fe835e3ca40e) without the recursion lock; the loop of [PATCH 04/20] for
-// the seed. kernel-fgraph.md section 2.2.
+// (66611c047570, 000aa47a51233, dc1898433b96), which takes
+// ftrace_test_recursion_trylock() itself since d576aec24df9;
+// function_graph_enter() in v6.11..v6.13 (fe835e3ca40e) without it (the x86
+// caller holds it: Machine.Call); the loop of [PATCH 04/20] for the seed.
+// kernel-fgraph.md section 2.2.
 func (m *Machine) functionGraphEnterRegs(ret, fn, fp, retp Word) int {
 	c := m.cur()
 	F := m.cfg.FrameWords

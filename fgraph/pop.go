@@ -32,7 +32,8 @@ func (m *Machine) ftracePopReturnTrace(tr *Trace, ret *Word, fp Word, off *int) 
 // ftraceReturnToHandler is the return side: pop, run the retfuncs, drop the
 // frame. It returns the original return address.
 // Source: __ftrace_return_to_handler(), kernel/trace/fgraph.c v6.11+
-// (fe835e3ca40e, 66611c047570, 000aa47a51233); the loop over all 16 bits of
+// (fe835e3ca40e, 66611c047570, 000aa47a51233; with the recursion trylock of
+// 0db0934e7f9b on latest, dc1898433b96); the loop over all 16 bits of
 // [PATCH 04/20] for the seed. kernel-fgraph.md section 2.4.
 func (m *Machine) ftraceReturnToHandler(fp Word) Word {
 	c := m.cur()
