@@ -132,15 +132,15 @@ func TestBadInput(t *testing.T) {
 					t.Errorf("call traced after ftrace_graph_stop")
 				}
 			}, "Bad function graph ret_stack pointer"},
-		{"unregister never registered", "unregister_ftrace_graph of an ops not in fgraph_array",
+		{"unregister never registered", "no FTRACE_OPS_FL_GRAPH -> WARN_ONCE (Jul 2025)",
 			func(t *testing.T, m *Machine) {
 				o := m.AddOps(&Ops{Name: "stranger"})
 				m.UnregisterFtraceGraph(o)
 				if m.Mem[AddrActive] != 1 || m.Ops()[0].Registered() != true {
 					t.Errorf("state changed by a bogus unregister")
 				}
-			}, "not registered"},
-		{"unregister twice", "the second unregister finds the ops gone",
+			}, "WARN_ONCE: function graph ops unregistered without registering"},
+		{"unregister twice", "the first cleared FTRACE_OPS_FL_GRAPH: the second WARNs",
 			func(t *testing.T, m *Machine) {
 				u := m.Ops()[0]
 				m.UnregisterFtraceGraph(u)
@@ -148,15 +148,18 @@ func TestBadInput(t *testing.T) {
 				if m.Mem[AddrActive] != 0 {
 					t.Errorf("active %d", m.Mem[AddrActive])
 				}
-			}, "not registered"},
+			}, "WARN_ONCE: function graph ops unregistered without registering"},
 		{"unregister nil", "nil ops",
 			func(t *testing.T, m *Machine) { m.UnregisterFtraceGraph(nil) }, "not registered"},
-		{"register twice", "already registered -> -ENOSPC",
+		{"register twice", "FTRACE_OPS_FL_GRAPH already set -> WARN_ONCE, -EBUSY (Jul 2025)",
 			func(t *testing.T, m *Machine) {
-				if got := m.RegisterFtraceGraph(m.Ops()[0]); got != ENOSPC {
-					t.Errorf("second register %d", got)
+				if got := m.RegisterFtraceGraph(m.Ops()[0]); got != EBUSY {
+					t.Errorf("second register %d, want -EBUSY", got)
 				}
-			}, "already registered"},
+				if m.Mem[AddrActive] != 1 || m.Mem[AddrBitmask] != 1 {
+					t.Errorf("the refused register changed ftrace_graph_active %d / the bitmask %#x", m.Mem[AddrActive], m.Mem[AddrBitmask])
+				}
+			}, "WARN_ONCE: function graph ops registered again"},
 		{"register nil", "unknown ops",
 			func(t *testing.T, m *Machine) {
 				if got := m.RegisterFtraceGraph(nil); got != ENOSPC {

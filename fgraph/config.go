@@ -6,15 +6,25 @@ import "fmt"
 type Variant uint8
 
 const (
-	// Latest is v6.14+ as of 2026: F = 3, recursion lock in enter,
-	// READ_ONCE on both array loops, publish after startup, idx cursor,
-	// direct mode with the Feb 2026 fixes (F9, F10).
+	// Latest is v6.14+ as of 2026 (linux-mm dc1898433b96): F = 3,
+	// recursion lock in enter (d576aec24df9) and in the return handler
+	// (0db0934e7f9b), READ_ONCE on both array loops, publish after startup,
+	// idx cursor, FTRACE_OPS_FL_GRAPH on register (Jul 2025), direct mode
+	// with the Feb 2026 fixes (F9, F10).
 	Latest Variant = iota
-	// V611 is the series as merged for v6.11 (fe835e3ca40e plus the fixes
-	// that went into the v6.11 cycle: F2, F4, F5a). F = 4 (calltime in the
-	// frame), plain load of fgraph_array in the return loop (F3 open),
-	// static key turned off when users drop to one (F9 open), no recursion
-	// lock inside enter (the arch takes it, F14).
+	// V611 is the v6.11 release (tag v6.11, 15 Sep 2024), not the series
+	// as merged: the series tip fe835e3ca40e (merged for v6.11-rc1, with
+	// 63a8dfb88911 READ_ONCE in the entry loop, F2, and 29c1c24a2707 the
+	// idx cursor, F5a) plus the fixes that went in during the v6.11-rc
+	// cycle: "tracing: fgraph: Fix to add new fgraph_ops to array after
+	// ftrace_startup_subops()" (Sep 2024, F4) and Petr Pavlu's "function_graph:
+	// Fix the ret_stack used by ftrace_graph_ret_addr()" (8 Aug 2024; as
+	// merged, ftrace_graph_ret_addr walked current's words). F = 4
+	// (calltime in the frame), plain load of fgraph_array in the return loop
+	// (F3 open), static key turned off when users drop to one (F9 open), no
+	// recursion lock inside enter (the arch takes it, F14), none of the
+	// 2025 changes. Not checked against the v6.11 tag's source, which no
+	// stored tree holds (docs/fidelity.md).
 	V611
 	// Seed is "[PATCH 04/20] function_graph: Allow multiple users" as
 	// reviewed on 27 May 2024: loop over fgraph_array_cnt, plain loads,
@@ -90,6 +100,13 @@ type Config struct {
 	// when fgraph_direct_gops is the stub or disagrees with the static
 	// call (another CPU is switching direct mode), take the loop path.
 	DirectFallback bool
+	// NoTransition is the fix variant for the recursion-transition
+	// finding: ftrace_test_recursion_trylock() without the
+	// TRACE_CTX_TRANSITION fallback, so a nested call in the same context is
+	// refused. Not a kernel proposal: the transition exists for an interrupt
+	// that traces before preempt_count says so, which the harness (whose
+	// context level is always exact) does not have.
+	NoTransition bool
 	// StaticCall is CONFIG_HAVE_STATIC_CALL: direct (single-user) mode
 	// exists. Ignored for Seed.
 	StaticCall bool

@@ -30,8 +30,9 @@ type Core interface {
 	// UnregisterFinish runs the rest.
 	UnregisterBegin(o *Ops) bool
 	UnregisterFinish(o *Ops)
-	// FtraceGraphRetAddr is ftrace_graph_ret_addr() on task t.
-	FtraceGraphRetAddr(t int, idx *int, ret, retp Word) Word
+	// FtraceGraphRetAddr is ftrace_graph_ret_addr() on task t, called with
+	// current = task cur (NoTask: a remote CPU's task).
+	FtraceGraphRetAddr(cur, t int, idx *int, ret, retp Word) Word
 	// FtraceGraphGetRetStack is ftrace_graph_get_ret_stack(t, n).
 	FtraceGraphGetRetStack(t, n int) (Frame, bool)
 	// FgraphReserveData is fgraph_reserve_data() on the current task: the
@@ -80,8 +81,8 @@ func (p portCore) RegisterBegin(o *Ops) int           { return p.m.registerBegin
 func (p portCore) RegisterFinish(o *Ops)              { p.m.registerFinish(o) }
 func (p portCore) UnregisterBegin(o *Ops) bool        { return p.m.unregisterBegin(o) }
 func (p portCore) UnregisterFinish(o *Ops)            { p.m.unregisterFinish(o) }
-func (p portCore) FtraceGraphRetAddr(t int, idx *int, ret, retp Word) Word {
-	return p.m.ftraceGraphRetAddr(t, idx, ret, retp)
+func (p portCore) FtraceGraphRetAddr(cur, t int, idx *int, ret, retp Word) Word {
+	return p.m.ftraceGraphRetAddr(cur, t, idx, ret, retp)
 }
 func (p portCore) FtraceGraphGetRetStack(t, n int) (Frame, bool) {
 	return p.m.ftraceGraphGetRetStack(t, n)
@@ -114,14 +115,25 @@ func (m *Machine) UnregisterBegin(o *Ops) bool { return m.core.UnregisterBegin(o
 func (m *Machine) UnregisterFinish(o *Ops) { m.core.UnregisterFinish(o) }
 
 // FtraceGraphRetAddr converts a return address found on task t's real stack
-// at retp back to its original value (ftrace_graph_ret_addr()). idx is the
+// at retp back to its original value (ftrace_graph_ret_addr()), called by
+// code running on this CPU (current is Machine.Current). idx is the
 // unwinder's cursor (nil for a caller that passes NULL).
 func (m *Machine) FtraceGraphRetAddr(t int, idx *int, ret, retp Word) Word {
+	return m.FtraceGraphRetAddrFrom(m.Current, t, idx, ret, retp)
+}
+
+// NoTask is a `current` whose shadow stack the machine does not hold: the
+// task running on another CPU (a remote unwinder).
+const NoTask = -1
+
+// FtraceGraphRetAddrFrom is ftrace_graph_ret_addr(task t, idx, ret, retp)
+// called with current = task cur (NoTask: the task of another CPU).
+func (m *Machine) FtraceGraphRetAddrFrom(cur, t int, idx *int, ret, retp Word) Word {
 	if t < 0 || t >= len(m.tasks) {
 		m.warn(SiteUnwindCurr, "no task %d (machine has %d)", t, len(m.tasks))
 		return ret
 	}
-	return m.core.FtraceGraphRetAddr(t, idx, ret, retp)
+	return m.core.FtraceGraphRetAddr(cur, t, idx, ret, retp)
 }
 
 // FtraceGraphGetRetStack returns task t's n-th frame from the top

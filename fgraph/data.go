@@ -136,3 +136,33 @@ func (m *Machine) RetrieveData(idx int) []Word {
 	}
 	return out
 }
+
+// TraceGraphNotrace is TRACE_GRAPH_NOTRACE, 1 << TRACE_GRAPH_NOTRACE_BIT:
+// the function graph tracer's per-task "inside a set_graph_notrace
+// function" flag, kept in its task variable since b84214890a9b.
+// Source: kernel/trace/trace.h (TRACE_GRAPH_FL 1, TRACE_GRAPH_DEPTH_START_BIT,
+// TRACE_GRAPH_DEPTH_END_BIT, TRACE_GRAPH_NOTRACE_BIT: bit 4; read in the
+// 6.12.117 tree).
+const TraceGraphNotrace Word = 1 << 4
+
+// fgraphGetTaskVar returns the address of gops' task variable on current:
+// &SHADOW_STACK_TASK_VARS(current->ret_stack)[gops->idx], or -1 when the
+// variant has no task variables (the seed predates 4497412a1f7b).
+// Source: fgraph_get_task_var() and ret_stack_get_task_var(),
+// kernel/trace/fgraph.c v6.11+ (4497412a1f7b; 000aa47a51233).
+func (m *Machine) fgraphGetTaskVar(idx int) Addr {
+	vb := m.cfg.TaskVarBase()
+	if vb < 0 || idx < 0 || idx >= FgraphArraySize {
+		return -1
+	}
+	return m.word(vb + idx)
+}
+
+// TaskVar returns task t's task variable idx (memory), for tests.
+func (m *Machine) TaskVar(t, idx int) Word {
+	vb := m.cfg.TaskVarBase()
+	if vb < 0 || idx < 0 || idx >= FgraphArraySize {
+		return 0
+	}
+	return m.Mem[m.WordAddr(t, vb+idx)]
+}

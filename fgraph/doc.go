@@ -15,8 +15,10 @@
 // through package ctarget, a kernel tree's compiled fgraph.c.
 //
 // Variants ([Variant]) select the kernel version being ported: Latest (v6.14+
-// with the 2026 direct-mode fixes), V612 (6.12.y stable as Debian ships it),
-// V611 (as merged for v6.11) and Seed
-// (patch 04/20 of the May 2024 series, the seed review). Fix variants that are
+// with the 2025 and 2026 fixes), V612 (6.12.y stable as Debian ships it),
+// V611 (the v6.11 release: the merged series plus its v6.11-rc fixes, not
+// the merge tip) and Seed (patch 04/20 of the May 2024 series, the seed
+// review). docs/fidelity.md lists, function by function, what each variant
+// ports and where it differs on purpose. Fix variants that are
 // proposals, not upstream, are options on the Config (GenCounter, NoBit0).
 package fgraph

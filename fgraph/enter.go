@@ -3,9 +3,11 @@ package fgraph
 // functionGraphEnterRegs runs the entry side for one traced call. It returns
 // 0 when the return address must be hijacked, EBUSY otherwise.
 // Source: function_graph_enter_regs(), kernel/trace/fgraph.c v6.14+
-// (66611c047570, 000aa47a51233); function_graph_enter() in v6.11..v6.13
-// (fe835e3ca40e) without the recursion lock; the loop of [PATCH 04/20] for
-// the seed. kernel-fgraph.md section 2.2.
+// (66611c047570, 000aa47a51233, dc1898433b96), which takes
+// ftrace_test_recursion_trylock() itself since d576aec24df9;
+// function_graph_enter() in v6.11..v6.13 (fe835e3ca40e) without it (the x86
+// caller holds it: Machine.Call); the loop of [PATCH 04/20] for the seed.
+// kernel-fgraph.md section 2.2.
 func (m *Machine) functionGraphEnterRegs(ret, fn, fp, retp Word) int {
 	c := m.cur()
 	F := m.cfg.FrameWords
@@ -215,26 +217,97 @@ func (m *Machine) genBits(bitmap uint16) Word {
 	return g
 }
 
-// ftraceTestRecursionTrylock is ftrace_test_recursion_trylock(): one bit per
-// context level; it fails when the bit of the current level is held.
-// Source: include/linux/trace_recursion.h (the TRACE_CTX bits), simplified to
-// the context levels the harness has.
-func (m *Machine) ftraceTestRecursionTrylock() int {
-	a := m.cur() + TaskRecursion
-	bits := m.ld(SiteRecursion, a)
-	b := Word(1) << uint(m.Level&63)
-	if bits&b != 0 {
-		return -1
+// The function-recursion bits of current->trace_recursion used by
+// ftrace_test_recursion_trylock(): TRACE_FTRACE_START plus a context bit
+// (TRACE_CTX_NMI 0, TRACE_CTX_IRQ 1, TRACE_CTX_SOFTIRQ 2, TRACE_CTX_NORMAL 3)
+// or TRACE_CTX_TRANSITION 4.
+// Source: include/linux/trace_recursion.h (the enums; unchanged from
+// fe835e3ca40e through the 6.12.117 tree and linux-mm dc1898433b96).
+const (
+	traceFtraceStart   = 0 // TRACE_FTRACE_START = TRACE_FTRACE_BIT
+	traceCtxNMI        = 0
+	traceCtxIRQ        = 1
+	traceCtxNormal     = 3
+	traceCtxTransition = 4
+)
+
+// traceGetContextBit is trace_get_context_bit(): TRACE_CTX_NORMAL -
+// interrupt_context_level(). The harness's level 0 is task context, level 1
+// a hard IRQ (delivered only at level 0), level 2 and up an NMI.
+func traceGetContextBit(level int) int {
+	switch {
+	case level <= 0:
+		return traceCtxNormal
+	case level == 1:
+		return traceCtxIRQ
+	default:
+		return traceCtxNMI
 	}
-	m.st(SiteRecursion, a, bits|b)
-	m.barrier(SiteRecursion)
-	return m.Level
 }
 
+// ftraceTestRecursionTrylock is ftrace_test_recursion_trylock(ip, pip), that
+// is trace_test_and_set_recursion(ip, pip, TRACE_FTRACE_START): the bit of
+// the current context; if that is already held, TRACE_CTX_TRANSITION ("let a
+// single instance happen via the TRANSITION_BIT", meant for an interrupt
+// that traces before preempt_count says so); -1 only when both are held. So
+// the first nested call in the same context gets through, the second does
+// not. READ_ONCE of the word, a plain store, barrier(). It returns the bit
+// or -1.
+// Source: trace_test_and_set_recursion(), include/linux/trace_recursion.h
+// (read in the Debian 6.12.117 tree; the same in linux-mm dc1898433b96);
+// taken in function_graph_enter_regs() since d576aec24df9 (v6.14), by the
+// arch caller before (x86 prepare_ftrace_return()). The
+// CONFIG_FTRACE_VALIDATE_RCU_IS_WATCHING test and the recursion record
+// are not ported (docs/fidelity.md).
+func (m *Machine) ftraceTestRecursionTrylock() int {
+	a := m.cur() + TaskRecursion
+	val := m.ldOnce(SiteRecursion, a)
+	bit := traceGetContextBit(m.Level) + traceFtraceStart
+	if val&(1<<uint(bit)) != 0 {
+		if m.cfg.NoTransition {
+			return -1
+		}
+		bit = traceCtxTransition + traceFtraceStart
+		if val&(1<<uint(bit)) != 0 {
+			return -1
+		}
+	}
+	val |= 1 << uint(bit)
+	m.st(SiteRecursion, a, val)
+	m.barrier(SiteRecursion)
+	return bit
+}
+
+// ftraceTestRecursionUnlock is ftrace_test_recursion_unlock(bit):
+// trace_clear_recursion(): barrier(), then clear the bit (a plain
+// read-modify-write of current->trace_recursion).
 func (m *Machine) ftraceTestRecursionUnlock(bit int) {
 	a := m.cur() + TaskRecursion
 	m.barrier(SiteRecursionUnlock)
 	m.st(SiteRecursionUnlock, a, m.ld(SiteRecursionUnlock, a)&^(Word(1)<<uint(bit&63)))
+}
+
+// RecursionRefuses reports whether ftrace_test_recursion_trylock() would
+// fail now for a call at context level on task t: the context's bit and
+// TRACE_CTX_TRANSITION are both held (memory, not a store buffer).
+func (m *Machine) RecursionRefuses(t, level int) bool {
+	val := m.Mem[m.tasks[t].base+TaskRecursion]
+	b := Word(1) << uint(traceGetContextBit(level)+traceFtraceStart)
+	tb := Word(1) << (traceCtxTransition + traceFtraceStart)
+	return val&b != 0 && (val&tb != 0 || m.cfg.NoTransition)
+}
+
+// RecursionHeld reports whether task t holds the recursion bit of context
+// level (memory): true while function_graph_enter's callbacks run.
+func (m *Machine) RecursionHeld(t, level int) bool {
+	return m.Mem[m.tasks[t].base+TaskRecursion]&(1<<uint(traceGetContextBit(level)+traceFtraceStart)) != 0
+}
+
+// RecursionTransition reports whether task t currently holds
+// TRACE_CTX_TRANSITION in its trace_recursion word: a nested call in the
+// same context is running (the recursion-transition known finding).
+func (m *Machine) RecursionTransition(t int) bool {
+	return m.Mem[m.tasks[t].base+TaskRecursion]&(1<<(traceCtxTransition+traceFtraceStart)) != 0
 }
 
 // traceClock stands for trace_clock_local(): a deterministic counter.

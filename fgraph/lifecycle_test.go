@@ -181,26 +181,29 @@ func TestTaskLifecycle(t *testing.T) {
 }
 
 // TestRecursionLock: an entry callback that calls a traced function.
-// v6.14+ takes ftrace_test_recursion_trylock inside function_graph_enter;
-// before, the arch caller held it (x86): either way the nested entry is
-// refused. The F14 mutant drops the lock: the nested entry runs and the
-// user sees itself re-entered.
+// ftrace_test_recursion_trylock() (trace_recursion.h) takes the context's
+// bit, and when that is held TRACE_CTX_TRANSITION: the first nested call in
+// the same context is traced (the user sees its entryfunc re-entered once),
+// the second is refused. v6.14+ takes the lock inside
+// function_graph_enter_regs (d576aec24df9); before, the arch caller held it
+// (x86 prepare_ftrace_return): the same rule. The F14 mutant drops the
+// lock: the callback re-enters until the shadow stack is full.
 func TestRecursionLock(t *testing.T) {
 	cases := []struct {
 		name   string
 		reason string
 		cfg    Config
-		nested bool
+		nested int // nested entries of f5; -1: more than one
 	}{
-		{"latest", "lock in function_graph_enter_regs", DefaultConfig(Latest), false},
-		{"v6.11", "the x86 caller holds the lock", DefaultConfig(V611), false},
-		{"seed", "the x86 caller holds the lock", DefaultConfig(Seed), false},
-		{"F14 mutant", "no lock: the callback re-enters", withMutant(DefaultConfig(Latest), MF14), true},
+		{"latest", "lock in function_graph_enter_regs: one transition", DefaultConfig(Latest), 1},
+		{"v6.11", "the x86 caller holds the lock: one transition", DefaultConfig(V611), 1},
+		{"seed", "the x86 caller holds the lock: one transition", DefaultConfig(Seed), 1},
+		{"F14 mutant", "no lock: the callback re-enters until the stack is full", withMutant(DefaultConfig(Latest), MF14), -1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			m := MustMachine(c.cfg)
-			u := m.AddOps(&Ops{Name: "u", Accept: []int{1}, CallInEntry: 5})
+			u := m.AddOps(&Ops{Name: "u", CallInEntry: 5})
 			mustRegister(t, m, u, 0)
 			if !m.Call(1, false) {
 				t.Fatalf("outer call not traced")
@@ -211,11 +214,17 @@ func TestRecursionLock(t *testing.T) {
 					nested = append(nested, r)
 				}
 			}
-			if (len(nested) > 0) != c.nested {
-				t.Fatalf("nested entry records %+v, want nested=%v (%s)", nested, c.nested, c.reason)
+			if c.nested >= 0 && len(nested) != c.nested || c.nested < 0 && len(nested) < 2 {
+				t.Fatalf("%d nested entry records %+v, want %d (%s)", len(nested), nested, c.nested, c.reason)
 			}
-			if c.nested && !nested[0].Reentered {
-				t.Errorf("nested entry not flagged as re-entered")
+			// Records are logged when a callback ends: the outermost
+			// nested call's comes last.
+			first := nested[len(nested)-1]
+			if !first.Reentered || first.Nest != 1 {
+				t.Errorf("nested entry %+v not flagged as re-entered at nesting 1", first)
+			}
+			if tr := first.Transition; tr != (c.nested == 1) {
+				t.Errorf("nested entry ran with TRACE_CTX_TRANSITION held = %v (%s)", tr, c.reason)
 			}
 			if m.SlotCount(0) != 1 || curr(m, 0) != c.cfg.FrameWords+1 || depth(m, 0) != 0 {
 				t.Fatalf("after the outer call: %d slots curr %d depth %d", m.SlotCount(0), curr(m, 0), depth(m, 0))
@@ -223,8 +232,84 @@ func TestRecursionLock(t *testing.T) {
 			if got, want := m.Return(); got != want {
 				t.Fatalf("returned to %#x, want %#x", got, want)
 			}
-			if m.Mem[m.TaskBase(0)+TaskRecursion] != 0 || len(m.Warnings) != 0 {
-				t.Errorf("recursion bits %#x left held, warnings %v", m.Mem[m.TaskBase(0)+TaskRecursion], m.Warnings)
+			if m.Mem[m.TaskBase(0)+TaskRecursion] != 0 {
+				t.Errorf("recursion bits %#x left held", m.Mem[m.TaskBase(0)+TaskRecursion])
+			}
+			if c.nested >= 0 && len(m.Warnings) != 0 {
+				t.Errorf("warnings %v", m.Warnings)
+			}
+		})
+	}
+}
+
+// TestRecursionContextBits: trace_get_context_bit() maps the harness's
+// levels to TRACE_CTX_NORMAL (task), TRACE_CTX_IRQ and TRACE_CTX_NMI, so an
+// interrupt takes its own bit even while the task holds its bit and
+// TRACE_CTX_TRANSITION; a second holder of both in one context is refused.
+func TestRecursionContextBits(t *testing.T) {
+	for lvl, want := range []int{traceCtxNormal, traceCtxIRQ, traceCtxNMI, traceCtxNMI} {
+		if got := traceGetContextBit(lvl); got != want {
+			t.Errorf("level %d: context bit %d, want %d", lvl, got, want)
+		}
+	}
+	m := MustMachine(DefaultConfig(Latest))
+	m.Mem[m.TaskBase(0)+TaskRecursion] = 1<<traceCtxNormal | 1<<traceCtxTransition
+	if b := m.ftraceTestRecursionTrylock(); b != -1 {
+		t.Errorf("task level with NORMAL and TRANSITION held: got bit %d, want -1", b)
+	}
+	if !m.RecursionRefuses(0, 0) || m.RecursionRefuses(0, 1) {
+		t.Errorf("RecursionRefuses disagrees with the trylock")
+	}
+	m.Level = 1
+	if b := m.ftraceTestRecursionTrylock(); b != traceCtxIRQ {
+		t.Errorf("IRQ level: got bit %d, want TRACE_CTX_IRQ %d", b, traceCtxIRQ)
+	}
+	m.Level = 2
+	if b := m.ftraceTestRecursionTrylock(); b != traceCtxNMI {
+		t.Errorf("NMI level: got bit %d, want TRACE_CTX_NMI %d", b, traceCtxNMI)
+	}
+	m.ftraceTestRecursionUnlock(traceCtxNMI)
+	m.ftraceTestRecursionUnlock(traceCtxIRQ)
+	if got := m.Mem[m.TaskBase(0)+TaskRecursion]; got != 1<<traceCtxNormal|1<<traceCtxTransition {
+		t.Errorf("unlock left %#x", got)
+	}
+}
+
+// TestReturnRecursionLock: a retfunc that calls a traced function.
+// 0db0934e7f9b (Sep 2025, latest only) takes the recursion lock in
+// __ftrace_return_to_handler: the retfunc's call is traced once (on
+// TRANSITION), and the retfunc of that call, calling again, is refused, so
+// the loop ends at once. Without it (v6.11, the seed, the 6.12.117 tree)
+// every return's retfunc traces a new call, each nested inside the last
+// return handler, until the shadow stack is full and the push is refused.
+func TestReturnRecursionLock(t *testing.T) {
+	for _, v := range Variants() {
+		t.Run(v.String(), func(t *testing.T) {
+			m := MustMachine(DefaultConfig(v))
+			u := m.AddOps(&Ops{Name: "u", CallInReturn: 5})
+			mustRegister(t, m, u, 0)
+			if !m.Call(1, false) {
+				t.Fatalf("outer call not traced")
+			}
+			if got, want := m.Return(); got != want {
+				t.Fatalf("returned to %#x, want %#x", got, want)
+			}
+			n := 0
+			for _, r := range records(m.Log, RecReturn, -2) {
+				if r.Func == FuncAddr(5) {
+					n++
+				}
+			}
+			ov := wordInt(m.Mem[m.TaskBase(0)+TaskOverrun])
+			if v == Latest {
+				if n != 1 || ov != 0 {
+					t.Errorf("latest: %d retfuncs for f5, overrun %d; want 1 and 0 (the return handler holds the lock)", n, ov)
+				}
+			} else if n < 10 || ov == 0 {
+				t.Errorf("%s: %d retfuncs for f5, overrun %d; want the loop to run until a push is refused", v, n, ov)
+			}
+			if curr(m, 0) != 0 || depth(m, 0) != -1 || m.Mem[m.TaskBase(0)+TaskRecursion] != 0 {
+				t.Errorf("after the return: curr %d depth %d recursion %#x", curr(m, 0), depth(m, 0), m.Mem[m.TaskBase(0)+TaskRecursion])
 			}
 		})
 	}

@@ -44,7 +44,7 @@ const (
 	TaskCurr      = 1 // t->curr_ret_stack
 	TaskDepth     = 2 // t->curr_ret_depth
 	TaskOverrun   = 3 // t->trace_overrun
-	TaskRecursion = 4 // recursion bits (ftrace_test_recursion_trylock), one per context level
+	TaskRecursion = 4 // current->trace_recursion: the TRACE_FTRACE_* bits of ftrace_test_recursion_trylock
 	TaskWords     = 8 // first word of the shadow stack
 )
 
@@ -93,6 +93,13 @@ type Machine struct {
 
 	// Handlers counts ftrace_return_to_handler runs per context level.
 	Handlers [8]int
+
+	// NestedCall, if set, runs the traced call an entry callback makes
+	// (Ops.CallInEntry) and its return: the harness makes it an operation
+	// of its own so that the model and the oracles follow it. Nil: the port
+	// calls Call and Return itself.
+	NestedCall func(fn int)
+	nest       [8]int // per level: calls made from inside entry callbacks, now running
 
 	regGen      int // registration generation counter (for the model and oracles)
 	clock       Word
@@ -232,7 +239,7 @@ func (m *Machine) Reset() {
 	}
 	m.Log = m.Log[:0]
 	m.Warnings = m.Warnings[:0]
-	m.Current, m.Level = 0, 0
+	m.Current, m.Level, m.nest = 0, 0, [8]int{}
 	m.Handlers, m.clock = [8]int{}, 0
 	m.regGen, m.initialized = 0, false
 	m.entryRetp = [8]Word{}

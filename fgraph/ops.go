@@ -17,6 +17,23 @@ type Ops struct {
 	DataBytes int
 	// CallInEntry, if non-zero, is a traced function entryfunc calls (F14).
 	CallInEntry int
+	// Notrace is set_graph_notrace: on entry to one of these functions the
+	// user sets TRACE_GRAPH_NOTRACE in its task variable and accepts (so
+	// that its retfunc clears it); while the flag is set it accepts
+	// nothing. As trace_graph_entry()/trace_graph_return() do since
+	// b84214890a9b (with the c8c9b1d2d5b4 mask fix). Not in the seed (no
+	// task variables). The harness's scenarios do not use it.
+	Notrace []int
+	// ParentDepth, if non-zero, makes retfunc also read its data of the
+	// frame ParentDepth levels up with fgraph_retrieve_parent_data(), as
+	// the function profiler's profile_graph_return() does with depth 1
+	// (a312a0f7834e, v6.13+; not in v6.11 nor the seed). Record.Parent
+	// holds what it found.
+	ParentDepth int
+	// CallInReturn, if non-zero, is a traced function retfunc calls (the
+	// recursion loop of 0db0934e7f9b). The harness's scenarios do not use
+	// it; the port's tests do.
+	CallInReturn int
 	// RejectAfter lists functions for which entryfunc reserves its data
 	// and then returns 0.
 	RejectAfter []int
@@ -116,6 +133,15 @@ type Record struct {
 	Torn bool
 	// Reentered: the user's entryfunc was already running in this context.
 	Reentered bool
+	// Nest counts the traced calls made from inside entry callbacks that
+	// this callback runs in (0: a call of the context's own program).
+	Nest int
+	// Parent: what fgraph_retrieve_parent_data(idx, ParentDepth) returned
+	// to a retfunc (nil: NULL).
+	Parent []Word
+	// Transition: the task held TRACE_CTX_TRANSITION when the callback ran
+	// (a nested call in the same context got the recursion lock that way).
+	Transition bool
 	// Handler numbers, for a retfunc, the return_to_handler run it came
 	// from (Machine.Handlers at that level).
 	Handler int
@@ -148,8 +174,8 @@ func (m *Machine) entryfunc(o *Ops, gops Word, tr *Trace, torn bool) bool {
 		o.in[lvl]--
 		return ok
 	}
-	rec := Record{Kind: RecEntry, Task: m.Current, Level: m.Level, Ops: o.k, Gen: o.gen, Idx: idx,
-		Func: tr.Func, Depth: tr.Depth, Torn: torn, Gops: gops}
+	rec := Record{Kind: RecEntry, Task: m.Current, Level: m.Level, Nest: m.nest[m.Level&7], Ops: o.k, Gen: o.gen, Idx: idx,
+		Func: tr.Func, Depth: tr.Depth, Torn: torn, Gops: gops, Transition: m.RecursionTransition(m.Current)}
 	if o.in[lvl] > 0 {
 		rec.Reentered = true
 	}
@@ -164,12 +190,39 @@ func (m *Machine) entryfunc(o *Ops, gops Word, tr *Trace, torn bool) bool {
 // is nil when the machine does not log.
 func (m *Machine) entryBody(o *Ops, idx int, tr *Trace, rec *Record) bool {
 	fn := FuncOf(tr.Func)
+	if len(o.Notrace) > 0 {
+		if tv := m.fgraphGetTaskVar(idx); tv >= 0 {
+			// trace_graph_entry(): task_var = fgraph_get_task_var(gops).
+			v := m.ld(SiteTaskVar, tv)
+			if v&TraceGraphNotrace != 0 {
+				return false
+			}
+			if slicesContains(o.Notrace, fn) {
+				// "Need to return 1 to have the return called that will
+				// clear the NOTRACE bit."
+				m.st(SiteTaskVar, tv, v|TraceGraphNotrace)
+				if rec != nil {
+					rec.Accepted = true
+				}
+				return true
+			}
+		}
+	}
 	if !o.Accepts(fn) && !(len(o.RejectAfter) > 0 && contains(o.RejectAfter, fn)) {
 		return false
 	}
 	if o.CallInEntry != 0 {
-		m.Call(o.CallInEntry, false)
-		m.Return()
+		// A traced call from inside the callback, in the same context: the
+		// recursion lock lets the first one through on
+		// TRACE_CTX_TRANSITION and refuses the next (trace_recursion.h).
+		m.nest[m.Level&7]++
+		if m.NestedCall != nil {
+			m.NestedCall(o.CallInEntry)
+		} else {
+			m.Call(o.CallInEntry, false)
+			m.Return()
+		}
+		m.nest[m.Level&7]--
 	}
 	if o.DataBytes > 0 && m.cfg.Variant != Seed {
 		// fgraph_reserve_data is exported and called out of line.
@@ -209,8 +262,20 @@ func (m *Machine) retfunc(o *Ops, gops Word, tr *Trace, torn bool) {
 	if g := m.opsOf(gops); g != nil {
 		idx = wordInt(m.ld(SiteUserIdx, m.opsAddr(g.k, OpsIdx)))
 	}
-	rec := Record{Kind: RecReturn, Task: m.Current, Level: m.Level, Ops: o.k, Gen: o.gen, Idx: idx,
+	rec := Record{Kind: RecReturn, Task: m.Current, Level: m.Level, Nest: m.nest[m.Level&7], Ops: o.k, Gen: o.gen, Idx: idx,
 		Func: tr.Func, Depth: tr.Depth, Torn: torn, Gops: gops, Accepted: true, Handler: m.Handlers[m.Level&7]}
+	if len(o.Notrace) > 0 {
+		if tv := m.fgraphGetTaskVar(idx); tv >= 0 {
+			// trace_graph_return(): clear the flag and return.
+			if v := m.ld(SiteTaskVar, tv); v&TraceGraphNotrace != 0 {
+				m.st(SiteTaskVar, tv, v&^TraceGraphNotrace)
+				if !m.NoLog {
+					m.Log = append(m.Log, rec)
+				}
+				return
+			}
+		}
+	}
 	if o.DataBytes > 0 && m.cfg.Variant != Seed {
 		var p, size int
 		m.fence(SiteRetrieveCall, CallIn)
@@ -230,6 +295,24 @@ func (m *Machine) retfunc(o *Ops, gops Word, tr *Trace, torn bool) {
 			}
 		}
 	}
+	if o.ParentDepth > 0 && m.cfg.Variant == Latest {
+		// profile_graph_return(): parent = fgraph_retrieve_parent_data(
+		// gops->idx, &size, 1). (The profiler then adds the call time to
+		// the parent's subtime; that write is not ported: docs/fidelity.md.)
+		m.fence(SiteRetrieveCall, CallIn)
+		p, size := m.fgraphRetrieveParentData(idx, o.ParentDepth)
+		m.fence(SiteRetrieveCall, CallOut)
+		if p >= 0 {
+			rec.Parent = make([]Word, size/LongSize)
+			for i := range rec.Parent {
+				rec.Parent[i] = m.ld(SiteUserPayloadLoad, m.word(p+i))
+			}
+		}
+	}
+	if o.CallInReturn != 0 {
+		m.Call(o.CallInReturn, false)
+		m.Return()
+	}
 	if !m.NoLog {
 		m.Log = append(m.Log, rec)
 	}
@@ -238,7 +321,7 @@ func (m *Machine) retfunc(o *Ops, gops Word, tr *Trace, torn bool) {
 // stubCall records a callback through the stub reached after the stub check
 // passed (a torn read of fgraph_array[i]).
 func (m *Machine) stubCall(kind RecordKind, tr *Trace) {
-	m.Log = append(m.Log, Record{Kind: kind, Task: m.Current, Level: m.Level, Ops: -1, Idx: -1,
+	m.Log = append(m.Log, Record{Kind: kind, Task: m.Current, Level: m.Level, Nest: m.nest[m.Level&7], Ops: -1, Idx: -1,
 		Func: tr.Func, Depth: tr.Depth, Torn: true, Gops: HandleStub})
 }
 
@@ -248,4 +331,15 @@ func FuncOf(a Word) int {
 		return 0
 	}
 	return int((a - funcBase) >> 8)
+}
+
+// slicesContains is membership in a set that, unlike contains, means
+// nothing when empty.
+func slicesContains(set []int, fn int) bool {
+	for _, f := range set {
+		if f == fn {
+			return true
+		}
+	}
+	return false
 }

@@ -32,7 +32,8 @@ func (m *Machine) ftracePopReturnTrace(tr *Trace, ret *Word, fp Word, off *int) 
 // ftraceReturnToHandler is the return side: pop, run the retfuncs, drop the
 // frame. It returns the original return address.
 // Source: __ftrace_return_to_handler(), kernel/trace/fgraph.c v6.11+
-// (fe835e3ca40e, 66611c047570, 000aa47a51233); the loop over all 16 bits of
+// (fe835e3ca40e, 66611c047570, 000aa47a51233; with the recursion trylock of
+// 0db0934e7f9b on latest, dc1898433b96); the loop over all 16 bits of
 // [PATCH 04/20] for the seed. kernel-fgraph.md section 2.4.
 func (m *Machine) ftraceReturnToHandler(fp Word) Word {
 	c := m.cur()
@@ -54,10 +55,50 @@ func (m *Machine) ftraceReturnToHandler(fp Word) Word {
 	if mu.Has(MRet1) {
 		m.st(SiteRetLower, c+TaskCurr, intWord(off-m.cfg.FrameWords))
 	}
+	// "This can fail because ftrace_test_recursion_trylock() allows one
+	// nest call. If we are already in a nested call, then we don't probe
+	// this and just return the original return address."
+	// Source: 0db0934e7f9b "tracing: fgraph: Protect return handler from
+	// recursion loop" (Sep 2025, Cc stable; in linux-mm dc1898433b96, not in
+	// gregkh/linux 000aa47a51233 nor in the 6.12.117 tree): latest only.
+	bit := -1
+	if m.cfg.Variant == Latest {
+		if bit = m.ftraceTestRecursionTrylock(); bit < 0 {
+			goto out
+		}
+	}
+	m.retCallbacks(off, &tr)
+	if bit >= 0 {
+		m.ftraceTestRecursionUnlock(bit)
+	}
+out:
+	// The ftrace_graph_return() may still access the current ret_stack
+	// structure, we need to make sure the update of curr_ret_stack is after
+	// that.
+	if !mu.Has(MRetBarrier) {
+		m.barrier(SiteRetBarrier)
+	}
+	if !mu.Has(MRet1) {
+		to := off - m.cfg.FrameWords
+		if mu.Has(MRetOff) {
+			to = off
+		}
+		m.st(SiteRetLower, c+TaskCurr, intWord(to))
+	}
+	d := wordInt(m.ld(SiteRetDepthLoad, c+TaskDepth))
+	m.st(SiteRetDepth, c+TaskDepth, intWord(d-1))
+	return ret
+}
+
+// retCallbacks reads the frame's bitmap word at off and runs the retfuncs:
+// the middle of __ftrace_return_to_handler(), from get_bitmap_bits() to the
+// end of the direct or loop branch.
+func (m *Machine) retCallbacks(off int, tr *Trace) {
+	mu := m.cfg.Mutants
 	w, _ := m.getFgraphEntry(SiteRetBitmap, m.Current, off)
 	bitmap := GetBitmapBits(w)
 
-	if m.cfg.Variant != Seed && m.cfg.StaticCall && m.ldOnce(SiteRetDirect, AddrDoDirect) != 0 && m.directReturn(w, bitmap, &tr) {
+	if m.cfg.Variant != Seed && m.cfg.StaticCall && m.ldOnce(SiteRetDirect, AddrDoDirect) != 0 && m.directReturn(w, bitmap, tr) {
 		// direct mode handled the return
 	} else {
 		// READ_ONCE since d65474033740 (v6.13, backported to 6.12.y)
@@ -81,25 +122,9 @@ func (m *Machine) ftraceReturnToHandler(fp Word) Word {
 			if plain {
 				use = m.reread(SiteRetArrayUse, AddrArray+Addr(i), gops)
 			}
-			m.callRet(use, use, &tr, use != gops)
+			m.callRet(use, use, tr, use != gops)
 		}
 	}
-	// The ftrace_graph_return() may still access the current ret_stack
-	// structure, we need to make sure the update of curr_ret_stack is after
-	// that.
-	if !mu.Has(MRetBarrier) {
-		m.barrier(SiteRetBarrier)
-	}
-	if !mu.Has(MRet1) {
-		to := off - m.cfg.FrameWords
-		if mu.Has(MRetOff) {
-			to = off
-		}
-		m.st(SiteRetLower, c+TaskCurr, intWord(to))
-	}
-	d := wordInt(m.ld(SiteRetDepthLoad, c+TaskDepth))
-	m.st(SiteRetDepth, c+TaskDepth, intWord(d-1))
-	return ret
 }
 
 // directReturn is the static-call branch of __ftrace_return_to_handler();

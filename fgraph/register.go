@@ -141,7 +141,22 @@ func (m *Machine) registerBegin(o *Ops) int {
 		return ENOSPC
 	}
 	if o.reg {
-		m.warn(SiteRegister, "register_ftrace_graph: %s already registered", o.Name)
+		if m.cfg.Variant == Latest {
+			// o.reg stands for FTRACE_OPS_FL_GRAPH in gops->ops.flags.
+			// Source: register_ftrace_graph(), Steven Rostedt's patch
+			// setting and testing FTRACE_OPS_FL_GRAPH (v2 of 1 Jul 2025,
+			// Link 20250701194451.22e34724@gandalf.local.home; posted
+			// for-next as 20250723195221.999900536@kernel.org; in
+			// linux-mm dc1898433b96, not in gregkh 000aa47a51233):
+			// WARN_ONCE(gops->ops.flags & FTRACE_OPS_FL_GRAPH, ...).
+			m.warn(SiteRegister, "WARN_ONCE: function graph ops registered again")
+			return EBUSY
+		}
+		// v6.11 and the seed have no such test: a second register would
+		// allocate a second index and overwrite gops->idx, and what
+		// ftrace_startup_subops() then does with an enabled subops is
+		// ftrace.c, outside the port. Refused here (docs/fidelity.md).
+		m.warn(SiteRegister, "register_ftrace_graph: %s already registered (not ported for %v: refused)", o.Name, m.cfg.Variant)
 		return ENOSPC
 	}
 	h := OpsHandle(o.k)
@@ -212,12 +227,30 @@ func (m *Machine) RegisterFtraceGraph(o *Ops) int {
 // in ftrace_shutdown_subops(): release the index, store the stub, count down.
 // Source: unregister_ftrace_graph(), gregkh/linux 000aa47a51233 (steps 1-4).
 func (m *Machine) unregisterBegin(o *Ops) bool {
-	if o == nil || !o.reg {
+	if o == nil {
+		m.warn(SiteUnregister, "unregister_ftrace_graph: not registered (NULL ops)")
+		return false
+	}
+	if !o.reg {
+		if m.cfg.Variant == Latest {
+			// Source: unregister_ftrace_graph(), the same Jul 2025 change:
+			// WARN_ONCE(!(gops->ops.flags & FTRACE_OPS_FL_GRAPH), ...).
+			m.warn(SiteUnregister, "WARN_ONCE: function graph ops unregistered without registering")
+			return false
+		}
 		m.warn(SiteUnregister, "unregister_ftrace_graph: not registered")
 		return false
 	}
-	if m.ld(SiteUnregister, AddrActive) == 0 {
+	// Latest: every early return below goes to "out", which clears
+	// FTRACE_OPS_FL_GRAPH.
+	out := func() bool {
+		if m.cfg.Variant == Latest {
+			o.reg = false
+		}
 		return false
+	}
+	if m.ld(SiteUnregister, AddrActive) == 0 {
+		return out()
 	}
 	h := OpsHandle(o.k)
 	idx := wordInt(m.ld(SiteUnregister, m.opsAddr(o.k, OpsIdx)))
@@ -230,10 +263,10 @@ func (m *Machine) unregisterBegin(o *Ops) bool {
 	}
 	if idx < 0 || idx >= FgraphArraySize || m.ld(SiteUnregister, AddrArray+Addr(idx)) != h {
 		m.warn(SiteUnregister, "unregister_ftrace_graph: %s not in fgraph_array", o.Name)
-		return false
+		return out()
 	}
 	if m.fgraphLRUReleaseIndex(idx) < 0 {
-		return false
+		return out()
 	}
 	m.st(SiteUnregister, AddrArray+Addr(idx), HandleStub)
 	if m.cfg.Variant == Seed {

@@ -375,3 +375,38 @@ func TestEntryForAllFilter(t *testing.T) {
 		})
 	}
 }
+
+// TestRegisterTwice: the 2025 kernel tracks a registration in
+// FTRACE_OPS_FL_GRAPH: registering an fgraph_ops twice WARNs and returns
+// -EBUSY without touching the index table, and the ops stays registered at
+// its first index (Jul 2025, 20250723195221.999900536@kernel.org). v6.11 and
+// the seed have no such test; the port refuses the second register there
+// without a WARN (docs/fidelity.md).
+func TestRegisterTwice(t *testing.T) {
+	for _, v := range Variants() {
+		t.Run(v.String(), func(t *testing.T) {
+			m := MustMachine(DefaultConfig(v))
+			u := m.AddOps(&Ops{Name: "u"})
+			mustRegister(t, m, u, 0)
+			got := m.RegisterFtraceGraph(u)
+			warned := hasWarning(m, "WARN_ONCE: function graph ops registered again")
+			if v == Latest {
+				if got != EBUSY || !warned {
+					t.Errorf("second register: %d, WARN %v; want -EBUSY and the WARN", got, warned)
+				}
+			} else if got >= 0 || warned {
+				t.Errorf("second register: %d, WARN %v; want a refusal without the 2025 WARN", got, warned)
+			}
+			if m.Mem[AddrActive] != 1 || m.Mem[AddrBitmask] != 1 || wordInt(m.Mem[m.opsAddr(u.k, OpsIdx)]) != 0 {
+				t.Errorf("after the refused register: active %d bitmask %#x idx %d", m.Mem[AddrActive], m.Mem[AddrBitmask], wordInt(m.Mem[m.opsAddr(u.k, OpsIdx)]))
+			}
+			m.UnregisterFtraceGraph(u)
+			if u.Registered() || m.Mem[AddrActive] != 0 {
+				t.Errorf("unregister after the refused register left registered=%v active=%d", u.Registered(), m.Mem[AddrActive])
+			}
+			if i := m.RegisterFtraceGraph(u); i < 0 {
+				t.Errorf("register after unregister: %d", i)
+			}
+		})
+	}
+}

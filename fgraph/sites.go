@@ -102,6 +102,7 @@ const (
 	// SiteCOther is an access of a compiled core that no port site stands
 	// for (ctarget names it by its source line).
 	SiteCOther
+	SiteTaskVar
 	numSites
 )
 
@@ -198,6 +199,7 @@ var siteNames = [...]string{
 	SiteOpStart:           "op.start",
 	SitePushW2Retp:        "push.w2_retp",
 	SiteCOther:            "c.other",
+	SiteTaskVar:           "user.task_var",
 }
 
 func (s Site) String() string {

@@ -82,12 +82,18 @@ func (m *Machine) FtraceGraphTopRetAddr(t int) Word {
 }
 
 // FtraceGraphRetAddr converts a return address found on task t's real stack
-// at retp back to its original value. idx is the unwinder's cursor (nil for
+// at retp back to its original value, called with current = task cur
+// (NoTask: the task of another CPU). idx is the unwinder's cursor (nil for
 // a caller that passes NULL).
 // Source: ftrace_graph_ret_addr(), kernel/trace/fgraph.c v6.11+ with
-// 29c1c24a2707 (idx cursor) and 375bb57292f4 (tail calls); the seed form
-// ignores idx and has no tail-call clause.
-func (m *Machine) ftraceGraphRetAddr(t int, idx *int, ret, retp Word) Word {
+// 29c1c24a2707 (idx cursor), 375bb57292f4 (tail calls) and "function_graph:
+// Fix the ret_stack used by ftrace_graph_ret_addr()" (Petr Pavlu, for-linus
+// 8 Aug 2024, v6.11-rc, Fixes 7aa1eaef9f42): it walks task's words. The seed
+// ([PATCH 04/20], and 7aa1eaef9f42 as merged in fe835e3ca40e) starts from
+// task->curr_ret_stack but walks get_ret_stack(current, ...): current's
+// words, which are task's only when current is task. It also ignores idx and
+// has no tail-call clause.
+func (m *Machine) ftraceGraphRetAddr(cur, t int, idx *int, ret, retp Word) Word {
 	if ret != ReturnToHandler || !m.taskOK(SiteUnwindCurr, t) {
 		return ret
 	}
@@ -102,12 +108,23 @@ func (m *Machine) ftraceGraphRetAddr(t int, idx *int, ret, retp Word) Word {
 	} else {
 		i = wordInt(m.ld(SiteUnwindCurr, m.TaskBase(t)+TaskCurr))
 	}
+	w := t // whose words get_ret_stack() walks
+	if seed {
+		w = cur
+		if i > 0 && (w < 0 || w >= len(m.tasks)) {
+			// get_ret_stack(current, ...) on a task the machine does not
+			// hold: Petr Pavlu's NULL dereference when current->ret_stack
+			// is NULL; garbage words otherwise.
+			m.crash(SiteUnwindOffset, "ftrace_graph_ret_addr: the seed walks current->ret_stack, and current is not the unwound task")
+			return ret
+		}
+	}
 	for i > 0 {
-		if !m.getRetStack(SiteUnwindOffset, t, i, &i) {
+		if !m.getRetStack(SiteUnwindOffset, w, i, &i) {
 			break
 		}
-		fr := m.ld(SiteUnwindRet, m.WordAddr(t, i+FieldRet))
-		if m.ld(SiteUnwindRetp, m.WordAddr(t, i+m.cfg.FieldRetp())) == retp &&
+		fr := m.ld(SiteUnwindRet, m.WordAddr(w, i+FieldRet))
+		if m.ld(SiteUnwindRetp, m.WordAddr(w, i+m.cfg.FieldRetp())) == retp &&
 			(seed || mu.Has(MF5Tail) || fr != ReturnToHandler) {
 			if idx != nil && !seed && !mu.Has(MF5Idx) {
 				*idx = i

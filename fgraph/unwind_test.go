@@ -1,6 +1,9 @@
 package fgraph
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func pick(cond bool, a, b Word) Word {
 	if cond {
@@ -193,5 +196,51 @@ func TestGetRetStackAndTopRetAddr(t *testing.T) {
 	}
 	if len(m.Warnings) != 0 {
 		t.Errorf("warnings %v", m.Warnings)
+	}
+}
+
+// TestRetAddrWalksWhoseWords: ftrace_graph_ret_addr(task, ...) called by
+// task1 for a hijacked slot of task0. Since "function_graph: Fix the
+// ret_stack used by ftrace_graph_ret_addr()" (Petr Pavlu, v6.11-rc, Fixes
+// 7aa1eaef9f42) it walks task0's words; the seed, like 7aa1eaef9f42 as
+// merged, starts at task0's curr_ret_stack but walks current's (task1's)
+// words, so it misses task0's frame; with a current the machine does not
+// hold (another CPU's task) the walk is the NULL dereference of that fix's
+// report, recorded as a crash.
+func TestRetAddrWalksWhoseWords(t *testing.T) {
+	for _, v := range Variants() {
+		t.Run(v.String(), func(t *testing.T) {
+			m := MustMachine(DefaultConfig(v))
+			u := m.AddOps(&Ops{Name: "u"})
+			mustRegister(t, m, u, 0)
+			m.Call(1, false)
+			m.Call(2, false) // task0: two frames
+			m.Current = 1
+			m.Call(3, false) // task1: one frame, a different function
+			if m.SlotCount(0) != 2 || m.SlotCount(1) != 1 {
+				t.Fatalf("slots %d %d", m.SlotCount(0), m.SlotCount(1))
+			}
+			s := m.SlotAt(0, 0) // f1's slot, below f2's
+			var idx int
+			got := m.FtraceGraphRetAddrFrom(1, 0, &idx, s.Val, s.Retp)
+			if v == Seed {
+				if got == s.Orig {
+					t.Errorf("seed: got task0's address %#x although it walks task1's words", got)
+				}
+			} else if got != s.Orig {
+				t.Errorf("got %#x, want %#x (task0's own words)", got, s.Orig)
+			}
+			idx = 0
+			nw := len(m.Warnings)
+			got = m.FtraceGraphRetAddrFrom(NoTask, 0, &idx, s.Val, s.Retp)
+			crashed := len(m.Warnings) > nw && strings.HasPrefix(m.Warnings[nw].Msg, CrashPrefix)
+			if v == Seed {
+				if !crashed {
+					t.Errorf("seed with another CPU's current: no crash recorded (%v)", m.Warnings[nw:])
+				}
+			} else if got != s.Orig || len(m.Warnings) > nw {
+				t.Errorf("from another CPU: got %#x, want %#x; warnings %v", got, s.Orig, m.Warnings[nw:])
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -334,7 +335,7 @@ func TestCheckpointResumeParallel(t *testing.T) {
 			if diff := cmp.Diff(whole.Known, got.Known); diff != "" {
 				t.Errorf("known-finding counts differ (-whole +resumed):\n%s", diff)
 			}
-			if got.Coverage != whole.Coverage {
+			if !reflect.DeepEqual(got.Coverage, whole.Coverage) {
 				t.Errorf("coverage differs after resume (%s)", tc.why)
 			}
 		})

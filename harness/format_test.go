@@ -183,7 +183,7 @@ func TestParseFileErrors(t *testing.T) {
 			"names are [A-Za-z0-9_.-]+"},
 		{"unknown-mutant", head + "mutant M-nope\n" + body, "f:4:8: unknown mutant \"M-nope\"",
 			"mutants are looked up in fgraph.Catalogue"},
-		{"unknown-fix", head + "fixes no-bit0 bit1\n" + body, "f:4:15: unknown fix \"bit1\" (want no-bit0, gen-counter, entry-for-all, reserve-irqoff, retp-guard or direct-fallback)",
+		{"unknown-fix", head + "fixes no-bit0 bit1\n" + body, "f:4:15: unknown fix \"bit1\" (want no-bit0, gen-counter, entry-for-all, reserve-irqoff, retp-guard, direct-fallback or no-transition)",
 			"fixes are a closed set"},
 		{"frame-5", head + "layout frame=5\n" + body, "f:4:14: frame=5: want 3 or 4 (0: the variant's default)",
 			"struct ftrace_ret_stack is 3 or 4 words; the column points at the value"},

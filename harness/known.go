@@ -103,6 +103,20 @@ var KnownFindings = []KnownFinding{
 		},
 	},
 	{
+		Name: "recursion-transition", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V611, fgraph.Seed}, Oracle: OracleCallback, Fix: "no-transition",
+		Desc: "ftrace_test_recursion_trylock() lets one nested call in the same context through on TRACE_CTX_TRANSITION, so an entryfunc that calls a traced function is re-entered once (the next nesting is refused)",
+		Match: func(r *runner, v Violation) bool {
+			return !r.cfg.NoTransition && !r.cfg.Mutants.Has(fgraph.MF14) && strings.HasSuffix(v.Msg, ": nested call 1, let through on TRACE_CTX_TRANSITION")
+		},
+	},
+	{
+		Name: "seed-ret-addr-current", Variants: []fgraph.Variant{fgraph.Seed}, Oracle: OraclePanic, Fix: "v6.11 (Petr Pavlu, function_graph: Fix the ret_stack used by ftrace_graph_ret_addr(), Aug 2024)",
+		Desc: "the seed's ftrace_graph_ret_addr(task, ...) starts at task->curr_ret_stack but walks current's words; an unwinder on another CPU (livepatch's reliable unwind of a sleeping task) reads its own task's stack (a NULL dereference when that is NULL)",
+		Match: func(r *runner, v Violation) bool {
+			return strings.Contains(v.Msg, "the seed walks current->ret_stack, and current is not the unwound task")
+		},
+	},
+	{
 		Name: "seed-tail-call", Variants: []fgraph.Variant{fgraph.Seed}, Oracle: OracleRetAddr, Fix: "v6.11 (375bb57292f4)",
 		Desc: "the seed's ftrace_graph_ret_addr has no tail-call clause: for traced A tail-calling traced B it returns B's recorded ret, return_to_handler, instead of A's caller",
 		Match: func(r *runner, v Violation) bool {

@@ -77,7 +77,7 @@ func (r *runner) checkInPlace(c *ctx, s fgraph.Site) {
 	}
 	r.checkFrames(t, starts)
 	if !r.stopped {
-		r.checkRetAddrs(t, c, false)
+		r.checkRetAddrs(t, t, c, false)
 	}
 }
 
@@ -211,7 +211,10 @@ func (r *runner) expected(t int) []expectFrame {
 // live real-stack slot, top down with one idx cursor, and
 // ftrace_graph_get_ret_stack(n) for every n. Unless viaShim, it reads memory
 // directly (what an interrupt arriving now would see).
-func (r *runner) checkRetAddrs(t int, c *ctx, viaShim bool) {
+//
+// cur is the unwinder's current: t for a reader on this CPU (an interrupt
+// or the task itself), fgraph.NoTask for another CPU's.
+func (r *runner) checkRetAddrs(cur, t int, c *ctx, viaShim bool) {
 	m := r.m
 	if !viaShim {
 		// Read memory directly: detach the hooks so the port's loads take
@@ -267,7 +270,7 @@ func (r *runner) checkRetAddrs(t int, c *ctx, viaShim bool) {
 	prev := -1
 	for i := m.SlotCount(t) - 1; i >= 0; i-- {
 		s := m.SlotAt(t, i)
-		got := m.FtraceGraphRetAddr(t, &idx, s.Val, s.Retp)
+		got := m.FtraceGraphRetAddrFrom(cur, t, &idx, s.Val, s.Retp)
 		if len(m.Warnings) > nw {
 			if viaShim {
 				r.checkWarnings(c)
@@ -368,6 +371,9 @@ func (r *runner) checkCapacity(c *ctx, st pending) {
 		if i < 0 || i >= r.cfg.StackWords {
 			continue
 		}
+		if st.site == fgraph.SiteTaskVar && i >= r.cfg.TaskVarBase() && r.cfg.TaskVarBase() >= 0 {
+			continue // a user's own task variable (fgraph_get_task_var)
+		}
 		if i >= r.cfg.ShadowStackMaxOffset() {
 			r.violate(OracleCapacity, fmt.Sprintf("%s wrote word %d of task%d, at or past SHADOW_STACK_MAX_OFFSET %d", st.site, i, t, r.cfg.ShadowStackMaxOffset()))
 		}
@@ -390,8 +396,10 @@ func (r *runner) checkWarnings(c *ctx) {
 // checkRecord checks one callback record as soon as it appears.
 func (r *runner) checkRecord(rec fgraph.Record) {
 	switch {
+	case rec.Reentered && rec.Nest == 1 && rec.Transition:
+		r.violate(OracleCallback, fmt.Sprintf("entryfunc of user %d re-entered in the same context (level %d) for func %#x: nested call 1, let through on TRACE_CTX_TRANSITION", rec.Ops, rec.Level, rec.Func))
 	case rec.Reentered:
-		r.violate(OracleCallback, fmt.Sprintf("entryfunc of user %d re-entered in the same context (level %d) for func %#x", rec.Ops, rec.Level, rec.Func))
+		r.violate(OracleCallback, fmt.Sprintf("entryfunc of user %d re-entered in the same context (level %d) for func %#x (nested call %d)", rec.Ops, rec.Level, rec.Func, rec.Nest))
 	case rec.Torn && rec.Ops < 0:
 		r.violate(OracleCallback, fmt.Sprintf("%s callback reached &fgraph_stub through a re-read of fgraph_array after the stub check passed", kindName(rec.Kind)))
 	case rec.Torn:

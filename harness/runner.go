@@ -61,6 +61,9 @@ type ctx struct {
 	inCallback int
 	// logFrom is where this context's current operation's records start.
 	logFrom int
+	// nest is 0 for a task or an interrupt; n for the traced call an entry
+	// callback makes at nesting n (runner.nestedCall).
+	nest int
 }
 
 // runner executes one scenario under one chooser. It implements fgraph.Hooks.
@@ -246,6 +249,7 @@ func newRunner(sc *Scenario) (*runner, error) {
 		}
 		r.compiled = true
 	}
+	m.NestedCall = r.nestedCall
 	r.taskCt = make([]*ctx, len(sc.Tasks))
 	for i := range r.taskCt {
 		r.taskCt[i] = &ctx{name: "task" + strconv.Itoa(i), task: i}
@@ -534,7 +538,7 @@ func (r *runner) records(c *ctx, k fgraph.RecordKind) []fgraph.Record {
 	out := r.recBuf[:0]
 	defer func() { r.recBuf = out[:0] }()
 	for _, rec := range r.m.Log[c.logFrom:] {
-		if rec.Kind == k && rec.Level == c.level && rec.Task == c.task && rec.Ops >= 0 {
+		if rec.Kind == k && rec.Level == c.level && rec.Nest == c.nest && rec.Task == c.task && rec.Ops >= 0 {
 			out = append(out, rec)
 		}
 	}
@@ -550,7 +554,49 @@ func (r *runner) unwind(c *ctx, t int, viaShim bool) {
 		r.direct++
 		defer func() { r.direct-- }()
 	}
-	r.checkRetAddrs(t, c, true)
+	r.checkRetAddrs(t, t, c, true)
+}
+
+// nestedCall runs the traced call an entry callback makes (Ops.CallInEntry)
+// in a context of its own on the same task and level, so that the recursion
+// lock sees the same context: ftrace_test_recursion_trylock() lets the first
+// nested call through on TRACE_CTX_TRANSITION and refuses one when the
+// context's bit and TRANSITION are both held (trace_recursion.h). A call the
+// lock lets through is an operation the model follows (call, then return);
+// one it refuses must not be traced. Positions count on in the parent's
+// occurrence numbers, under its name.
+func (r *runner) nestedCall(fn int) {
+	m := r.m
+	p := r.top()
+	c := &ctx{name: p.name, level: p.level, kind: p.kind, task: p.task, nest: p.nest + 1, occ: p.occ}
+	r.ctxs = append(r.ctxs, c)
+	defer func() {
+		p.occ, p.lastSite = c.occ, c.lastSite
+		r.ctxs = r.ctxs[:len(r.ctxs)-1]
+	}()
+	c.logFrom = len(m.Log)
+	if r.tr != nil {
+		r.tracef(c, TraceNote, "%s: an entry callback calls f%d (nested call %d)", c.name, fn, c.nest)
+	}
+	if !m.RecursionHeld(c.task, c.level) && !r.opt.NoOracles {
+		r.violate(OracleCallback, fmt.Sprintf("an entry callback calls f%d while its context does not hold its recursion bit: function_graph_enter runs the callbacks without the recursion lock", fn))
+		if r.stopped {
+			return
+		}
+	}
+	if m.RecursionRefuses(c.task, c.level) {
+		if m.Call(fn, false) && !r.opt.NoOracles {
+			r.violate(OracleCallback, fmt.Sprintf("nested call %d of f%d from an entry callback was traced although the context's recursion bit and TRACE_CTX_TRANSITION are held", c.nest, fn))
+		}
+		m.Return()
+		r.commit(c)
+		return
+	}
+	r.call(c, Op{Kind: OpCall, Func: fn})
+	if !r.stopped {
+		r.ret(c)
+	}
+	r.commit(c)
 }
 
 // top is the running context.
@@ -904,7 +950,7 @@ func (r *runner) remote(c *ctx, id, i int, at Pos) {
 			r.remoteRegister(rem.With, &r.later)
 		}
 	case RemoteUnwind:
-		r.checkRetAddrs(rem.Task, c, true) // the port's unwinders, direct (r.direct > 0)
+		r.checkRetAddrs(fgraph.NoTask, rem.Task, c, true) // the port's unwinders on another CPU, direct (r.direct > 0)
 	}
 }
 
@@ -914,6 +960,12 @@ func (r *runner) remote(c *ctx, id, i int, at Pos) {
 func (r *runner) remoteRegister(u int, queue *[]func()) {
 	m := r.m
 	o := r.ops[u]
+	if o.Registered() {
+		// A scenario's register of a registered user is a no-op: a tracer
+		// does not register its ops twice (the 2025 kernel WARNs on that
+		// caller bug, fgraph.TestRegisterTwice).
+		return
+	}
 	idx := m.RegisterBegin(o)
 	if idx < 0 {
 		return
@@ -938,6 +990,9 @@ func (r *runner) remoteRegister(u int, queue *[]func()) {
 func (r *runner) remoteUnregister(u int) bool {
 	m := r.m
 	o := r.ops[u]
+	if !o.Registered() {
+		return false // likewise: the 2025 kernel WARNs on this caller bug
+	}
 	if !m.UnregisterBegin(o) {
 		return false
 	}

@@ -114,6 +114,8 @@ type Fixes struct {
 	RetpGuard bool
 	// DirectFallback is the fix variant for the direct-switch-race finding.
 	DirectFallback bool
+	// NoTransition is the fix variant for the recursion-transition finding.
+	NoTransition bool
 }
 
 // fixTable names every fix, in file order, with its field: the one place
@@ -128,6 +130,7 @@ var fixTable = []struct {
 	{"reserve-irqoff", func(f *Fixes) *bool { return &f.ReserveIrqOff }},
 	{"retp-guard", func(f *Fixes) *bool { return &f.RetpGuard }},
 	{"direct-fallback", func(f *Fixes) *bool { return &f.DirectFallback }},
+	{"no-transition", func(f *Fixes) *bool { return &f.NoTransition }},
 }
 
 // FixNames lists the fix names in canonical order.
@@ -215,6 +218,7 @@ func (s *Scenario) Config() fgraph.Config {
 	c.ReserveIrqOff = s.Fixes.ReserveIrqOff
 	c.RetpGuard = s.Fixes.RetpGuard
 	c.DirectFallback = s.Fixes.DirectFallback
+	c.NoTransition = s.Fixes.NoTransition
 	if s.Mutant != 0 {
 		c.Mutants = c.Mutants.With(s.Mutant)
 		mi := s.Mutant.Info()

@@ -9,7 +9,8 @@ import "github.com/fgcheck/fgcheck/fgraph"
 //     function and reserves 8 bytes it checks on return, except for f3,
 //     where it reserves and then rejects (the kernel must discard it); u2
 //     (not set up) traces every function, and its entryfunc calls the
-//     traced f6 (the recursion lock must refuse it).
+//     traced f6 (the recursion lock lets that call through once, on
+//     TRACE_CTX_TRANSITION, and refuses the one it makes in turn).
 //   - task0: call 1, call 2, call 3, ret, ret, ret (depth 3), with a sleep
 //     inside f2 that lets task1 run, and f3 tail-calling f5 (u0 hijacks
 //     f3, u1 f5: two frames share one return slot); task1: call 4, ret.

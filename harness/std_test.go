@@ -19,9 +19,9 @@ var stdPins = []struct {
 	runs  int64
 	known []string
 }{
-	{fgraph.Latest, 56766, []string{"F1-bit0", "inflight-ret-addr", "reserve-reorder", "reserve-window"}},
-	{fgraph.V611, 110765, []string{"F1-bit0", "F3-torn-return", "F9-direct-off", "inflight-ret-addr", "reserve-reorder", "reserve-window"}},
-	{fgraph.Seed, 79784, []string{"F1-bit0", "F2-seed-torn-entry", "F3-torn-return", "F6-seed-reuse", "inflight-ret-addr", "seed-tail-call"}},
+	{fgraph.Latest, 69367, []string{"F1-bit0", "inflight-ret-addr", "recursion-transition", "reserve-reorder", "reserve-window"}},
+	{fgraph.V611, 114635, []string{"F1-bit0", "F3-torn-return", "F9-direct-off", "inflight-ret-addr", "recursion-transition", "reserve-reorder", "reserve-window"}},
+	{fgraph.Seed, 83116, []string{"F1-bit0", "F2-seed-torn-entry", "F3-torn-return", "F6-seed-reuse", "inflight-ret-addr", "recursion-transition", "seed-tail-call"}},
 }
 
 func TestStd(t *testing.T) {
@@ -67,13 +67,13 @@ func TestStdStrictFixes(t *testing.T) {
 		t.Skip("explores the full std bound")
 	}
 	sc := Standard(fgraph.Latest)
-	sc.Fixes = Fixes{NoBit0: true, ReserveIrqOff: true, RetpGuard: true}
+	sc.Fixes = Fixes{NoBit0: true, ReserveIrqOff: true, RetpGuard: true, NoTransition: true}
 	s, err := Explore(sc, ExploreOptions{RunOptions: RunOptions{Strict: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.Violations != 0 {
-		t.Errorf("latest with no-bit0, reserve-irqoff and retp-guard: %d violations under --strict; first %v", s.Violations, s.First.Violations)
+		t.Errorf("latest with no-bit0, reserve-irqoff, retp-guard and no-transition: %d violations under --strict; first %v", s.Violations, s.First.Violations)
 	}
 }
 

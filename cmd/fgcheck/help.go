@@ -10,7 +10,7 @@ var examples = map[string][]string{
 		"fgcheck explore                                   # std on latest: the default job",
 		"fgcheck explore --variant v6.11 --workers 0       # another kernel, all cores",
 		"fgcheck explore --mutant M-push-1                 # a seeded bug: exit 1, schedule saved",
-		"fgcheck explore --strict --fix no-bit0,reserve-irqoff,retp-guard",
+		"fgcheck explore --strict --fix no-bit0,reserve-irqoff,retp-guard,no-transition",
 		"fgcheck explore -K 3 -C 3 --time 10m --checkpoint big.ckpt   # a bigger bound, resumable",
 		"fgcheck explore --shard 2/4 --json                # one job of a CI matrix",
 		"fgcheck explore --scenario corpus/irq-before-w3-clobbers-ret.txt --bound K=2",

@@ -351,7 +351,9 @@ func (in *Instance) UnregisterFinish(o *fgraph.Ops) {
 	in.m.MarkUnregistered(o)
 }
 
-func (in *Instance) FtraceGraphRetAddr(t int, idx *int, ret, retp fgraph.Word) fgraph.Word {
+// FtraceGraphRetAddr: the tree's ftrace_graph_ret_addr() walks task's words
+// (6.12 has Petr Pavlu's fix), so who is current does not matter.
+func (in *Instance) FtraceGraphRetAddr(cur, t int, idx *int, ret, retp fgraph.Word) fgraph.Word {
 	in.begin(ctarget.EntryRetAddr)
 	defer in.end()
 	var p *C.int

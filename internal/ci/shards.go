@@ -22,9 +22,9 @@ type Pin struct {
 // Pins are the std pins of harness/std_test.go (stdPins), copied: a test
 // parses that file (StdPins) and fails when the two differ.
 var Pins = map[string]Pin{
-	"latest": {56766, []string{"F1-bit0", "inflight-ret-addr", "reserve-reorder", "reserve-window"}},
-	"v6.11":  {110765, []string{"F1-bit0", "F3-torn-return", "F9-direct-off", "inflight-ret-addr", "reserve-reorder", "reserve-window"}},
-	"seed":   {79784, []string{"F1-bit0", "F2-seed-torn-entry", "F3-torn-return", "F6-seed-reuse", "inflight-ret-addr", "seed-tail-call"}},
+	"latest": {69367, []string{"F1-bit0", "inflight-ret-addr", "recursion-transition", "reserve-reorder", "reserve-window"}},
+	"v6.11":  {114635, []string{"F1-bit0", "F3-torn-return", "F9-direct-off", "inflight-ret-addr", "recursion-transition", "reserve-reorder", "reserve-window"}},
+	"seed":   {83116, []string{"F1-bit0", "F2-seed-torn-entry", "F3-torn-return", "F6-seed-reuse", "inflight-ret-addr", "recursion-transition", "seed-tail-call"}},
 }
 
 // Summary is the object `fgcheck explore --json` prints (docs/cli.md).
