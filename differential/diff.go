@@ -52,6 +52,27 @@ type Report struct {
 	CKnown map[string]int64
 }
 
+// Baseline is sc as the differential runs it on variant v: its port mutant
+// and fix options off (the compiled tree has neither), named name plus what
+// was switched off.
+func Baseline(sc *harness.Scenario, name string, v fgraph.Variant) *harness.Scenario {
+	b := *sc
+	b.Name, b.Variant = name, v
+	var off []string
+	if b.Mutant != 0 {
+		off = append(off, "mutant "+b.Mutant.String())
+		b.Mutant = 0
+	}
+	if b.Fixes != (harness.Fixes{}) {
+		off = append(off, "fixes")
+		b.Fixes = harness.Fixes{}
+	}
+	if len(off) > 0 {
+		b.Name += " (" + strings.Join(off, ", ") + " off)"
+	}
+	return &b
+}
+
 // Run explores sc on target and holds the port variant sc.Variant to it.
 func Run(sc *harness.Scenario, target harness.Target, opt Options) (*Report, error) {
 	if opt.Keep == 0 {

@@ -103,7 +103,7 @@ var KnownFindings = []KnownFinding{
 		},
 	},
 	{
-		Name: "recursion-transition", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V611, fgraph.Seed}, Oracle: OracleCallback, Fix: "no-transition",
+		Name: "recursion-transition", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V612, fgraph.V611, fgraph.Seed}, Oracle: OracleCallback, Fix: "no-transition",
 		Desc: "ftrace_test_recursion_trylock() lets one nested call in the same context through on TRACE_CTX_TRANSITION, so an entryfunc that calls a traced function is re-entered once (the next nesting is refused)",
 		Match: func(r *runner, v Violation) bool {
 			return !r.cfg.NoTransition && !r.cfg.Mutants.Has(fgraph.MF14) && strings.HasSuffix(v.Msg, ": nested call 1, let through on TRACE_CTX_TRANSITION")

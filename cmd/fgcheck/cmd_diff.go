@@ -29,9 +29,10 @@ answers of ftrace_graph_ret_addr() and ftrace_graph_get_ret_stack()) and,
 region by region, the stores each made (the same (address, value) pairs; a
 different order within a region is the compiler's, counted apart). The
 scenarios: std, then every file of --corpus (default corpus/) at its own
-bound, on the variant, except files that switch on a port mutant or fix (the
-C has neither). The first divergence of a scenario is printed with the C
-source line of each store and the port's site.
+bound, on the variant, with the file's port mutant and fixes switched off
+(the C has neither: its programs, users and remote actions are what the
+corpus adds to std). The first divergence of a scenario is printed with the
+C source line of each store and the port's site.
 
 Exit 0: no divergence; 1: a divergence; 2: misuse. See docs/kernel-target.md.`
 
@@ -85,17 +86,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return err
 		}
-		sc := f.Scenario
-		sc.Name = filepath.Base(path)
-		switch {
-		case sc.Mutant != 0:
-			items = append(items, item{sc, "switches on the port mutant " + sc.Mutant.String()})
-		case sc.Fixes != (harness.Fixes{}):
-			items = append(items, item{sc, "switches on a port fix (a proposal the tree does not have)"})
-		default:
-			sc.Variant = v
-			items = append(items, item{sc: sc})
-		}
+		items = append(items, item{sc: differential.Baseline(f.Scenario, filepath.Base(path), v)})
 		return nil
 	}
 	switch *scenario {

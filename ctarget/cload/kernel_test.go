@@ -8,8 +8,6 @@ import (
 
 	"github.com/fgcheck/fgcheck/ctarget"
 	"github.com/fgcheck/fgcheck/ctarget/cload"
-	"github.com/fgcheck/fgcheck/fgraph"
-	"github.com/fgcheck/fgcheck/harness"
 )
 
 func kernel(t *testing.T, words int) *cload.Kernel {
@@ -26,35 +24,6 @@ func kernel(t *testing.T, words int) *cload.Kernel {
 		t.Fatal(err)
 	}
 	return k
-}
-
-// TestStdOnTheKernel explores std on the tree's compiled fgraph.c: every
-// schedule, no violation beyond the known findings, and the findings that
-// need no compiler reordering (the C runs in the order GCC chose) are
-// there: reserve-window and inflight-ret-addr reproduce on the real code.
-func TestStdOnTheKernel(t *testing.T) {
-	sc := harness.Standard(fgraph.V612)
-	k := kernel(t, sc.Config().StackWords)
-	sc.Target = k
-	sum, err := harness.Explore(sc, harness.ExploreOptions{Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%s: %d schedules, %d violations, known %v, unmapped lines %v", k.Name(), sum.Runs, sum.Violations, sum.Known, k.In.Unmapped)
-	if sum.First != nil {
-		t.Errorf("violation on the kernel: %v\n%v", sum.First.Violations, sum.First.Schedule)
-	}
-	if !sum.Complete || sum.Runs < 10000 {
-		t.Errorf("explored %d schedules, complete=%v", sum.Runs, sum.Complete)
-	}
-	for _, want := range []string{"F1-bit0", "reserve-window", "inflight-ret-addr"} {
-		if sum.Known[want] == 0 {
-			t.Errorf("known finding %s does not reproduce on the kernel (known: %v)", want, sum.Known)
-		}
-	}
-	if sum.Known["reserve-reorder"] != 0 {
-		t.Errorf("reserve-reorder needs a reordering compiler: it cannot appear in GCC's order (%v)", sum.Known)
-	}
 }
 
 // TestLayoutFromTheTree checks that the compiled frame is the tree's:
