@@ -85,23 +85,28 @@ func (mu Mutant) Apply(t *Tree, dir string) (*Tree, error) {
 	}
 	lines := strings.Split(string(src), "\n")
 	fnOf := sourceFuncs(lines)
-	for _, e := range mu.Edits {
-		n, done := 0, false
+	// Every edit names its line in the original file; then all apply.
+	at := make([]int, len(mu.Edits))
+	for k, e := range mu.Edits {
+		n := 0
+		at[k] = -1
 		for i, l := range lines {
 			if strings.TrimSpace(l) != e.Old || fnOf[i] != e.Func {
 				continue
 			}
-			n++
-			if n == e.N {
-				indent := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
-				lines[i] = indent + e.New + " /* fgcheck mutant " + mu.Name + " */"
-				done = true
+			if n++; n == e.N {
+				at[k] = i
 				break
 			}
 		}
-		if !done {
+		if at[k] < 0 {
 			return nil, fmt.Errorf("mutant %s: %s has no statement %q number %d in %s()", mu.Name, t.Path(FgraphC), e.Old, e.N, e.Func)
 		}
+	}
+	for k, e := range mu.Edits {
+		l := lines[at[k]]
+		indent := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+		lines[at[k]] = indent + e.New + " /* fgcheck mutant " + mu.Name + " */"
 	}
 	for _, f := range []string{FgraphC, FtraceH, SchedH} {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755); err != nil {
