@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fgcheck/fgcheck/ctarget"
 	"github.com/fgcheck/fgcheck/fgraph"
 	"github.com/fgcheck/fgcheck/harness"
 )
@@ -30,6 +31,15 @@ type Options struct {
 	// OnResult, if set, is called once per mutant as it finishes, in
 	// completion order, never concurrently.
 	OnResult func(Result)
+	// Kernel, if set, gives the C form of a catalogue mutant
+	// (ctarget.Mutants): a kernel tree's fgraph.c patched the same way,
+	// as a target. Each such mutant is then also explored on the compiled
+	// code (Result.C), one at a time after the port's catalogue (the
+	// compiled code is one instance per process).
+	Kernel func(name string) (harness.Target, error)
+	// KernelVariant is the port variant whose arch glue drives the tree
+	// (what fgcheck mutants --kernel sets to v6.12).
+	KernelVariant fgraph.Variant
 
 	_ struct{}
 }
@@ -59,6 +69,22 @@ type Result struct {
 	Found, Minimized *harness.File
 	// Stats describe the minimization.
 	Stats harness.MinimizeStats
+	// C is the verdict on the compiled tree, nil when the mutant has no C
+	// form or no tree was given.
+	C *CResult
+}
+
+// CResult is a mutant's verdict on a kernel tree's compiled fgraph.c.
+type CResult struct {
+	Killed  bool
+	Oracle  string
+	Msg     string
+	Seconds float64
+	Runs    int64
+	// Complete: a survivor's exploration covered std's bound.
+	Complete bool
+	// Found is the failing run (not minimized).
+	Found *harness.File
 }
 
 // Report is the outcome of a catalogue run.
@@ -145,6 +171,22 @@ func Run(opt Options) (*Report, error) {
 	if firstErr != nil {
 		return nil, firstErr
 	}
+	if opt.Kernel != nil {
+		for i := range rep.Mutants {
+			m := &rep.Mutants[i]
+			if _, ok := ctarget.LookupMutant(m.Name); !ok {
+				continue
+			}
+			c, err := runC(m.Name, opt)
+			if err != nil {
+				return nil, err
+			}
+			m.C = c
+			if opt.OnResult != nil {
+				opt.OnResult(*m)
+			}
+		}
+	}
 	for _, r := range rep.Mutants {
 		if r.Control {
 			continue
@@ -156,6 +198,30 @@ func Run(opt Options) (*Report, error) {
 	}
 	rep.Seconds = time.Since(start).Seconds()
 	return rep, nil
+}
+
+// runC explores std on the tree patched with the C form of mutant name,
+// stopping at the first violation.
+func runC(name string, opt Options) (*CResult, error) {
+	t, err := opt.Kernel(name)
+	if err != nil {
+		return nil, fmt.Errorf("mutant %s on the tree: %v", name, err)
+	}
+	sc := harness.Standard(opt.KernelVariant)
+	sc.Target = t
+	t0 := time.Now()
+	out, err := explore(sc, opt.Order, true)
+	c := &CResult{Seconds: time.Since(t0).Seconds()}
+	if err != nil {
+		return nil, fmt.Errorf("mutant %s on the tree: %v", name, err)
+	}
+	c.Runs, c.Complete = out.runs, out.complete
+	if out.first != nil {
+		v := out.first.Violations[0]
+		c.Killed, c.Oracle, c.Msg = true, v.Oracle, v.Msg
+		c.Found = &harness.File{Scenario: sc, Schedule: out.first.Schedule, Expect: &harness.Expect{Oracle: v.Oracle}}
+	}
+	return c, nil
 }
 
 // Scenario is the scenario a mutant is explored in: harness.Standard on

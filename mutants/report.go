@@ -68,13 +68,22 @@ func millis(s float64) string {
 func (r *Report) Table() string {
 	var b strings.Builder
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "MUTANT\tKILLED\tORACLE\tTIME\tRUNS\tLINES\tVERDICT\tORIGIN")
+	cCol := r.hasC()
+	head := "MUTANT\tKILLED\tORACLE\tTIME\tRUNS\tLINES\tVERDICT"
+	if cCol {
+		head += "\tON THE TREE (C)"
+	}
+	fmt.Fprintln(w, head+"\tORIGIN")
 	for _, m := range r.Mutants {
 		oracle, lines := m.Oracle, fmt.Sprint(m.ScheduleLines)
 		if !m.Killed {
 			oracle, lines = "-", "-"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", m.Name, yesNo(m.Killed), oracle, millis(m.Seconds), m.Runs, lines, m.verdict(), m.Origin)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\t%s", m.Name, yesNo(m.Killed), oracle, millis(m.Seconds), m.Runs, lines, m.verdict())
+		if cCol {
+			fmt.Fprintf(w, "\t%s", m.cText())
+		}
+		fmt.Fprintf(w, "\t%s\n", m.Origin)
 	}
 	w.Flush()
 	fmt.Fprintf(&b, "\nkilled %d of %d mutants (controls not counted) on %s, order %s; %s\n", r.Killed, r.Total, r.Variant, r.Order, r.killStats())
@@ -123,8 +132,14 @@ func (r *Report) TimeToKill() (median, worst float64, slowest string) {
 // score line.
 func (r *Report) Markdown() string {
 	var b strings.Builder
-	b.WriteString("| mutant | origin | killed | oracle | time to kill | runs to kill | minimized lines |\n")
-	b.WriteString("|---|---|---|---|---:|---:|---:|\n")
+	cCol := r.hasC()
+	if cCol {
+		b.WriteString("| mutant | origin | killed | oracle | time to kill | runs to kill | minimized lines | on the tree (C) |\n")
+		b.WriteString("|---|---|---|---|---:|---:|---:|---|\n")
+	} else {
+		b.WriteString("| mutant | origin | killed | oracle | time to kill | runs to kill | minimized lines |\n")
+		b.WriteString("|---|---|---|---|---:|---:|---:|\n")
+	}
 	for _, m := range r.Mutants {
 		killed := yesNo(m.Killed)
 		if m.Control {
@@ -134,7 +149,11 @@ func (r *Report) Markdown() string {
 		if !m.Killed {
 			oracle, lines = "—", "—"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %s |\n", m.Name, strings.ReplaceAll(m.Origin, "|", `\|`), killed, oracle, millis(m.Seconds), m.Runs, lines)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %s |", m.Name, strings.ReplaceAll(m.Origin, "|", `\|`), killed, oracle, millis(m.Seconds), m.Runs, lines)
+		if cCol {
+			fmt.Fprintf(&b, " %s |", m.cText())
+		}
+		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "\nKilled %d of %d mutants (controls not counted) on %s, order %s; %s.\n", r.Killed, r.Total, r.Variant, r.Order, r.killStats())
 	return b.String()
@@ -156,6 +175,16 @@ type jsonMutant struct {
 	Seconds       float64 `json:"seconds"`
 	Runs          int64   `json:"runs"`
 	ScheduleLines int     `json:"schedule_lines"`
+	// C is the verdict on the compiled tree (fgcheck mutants --kernel).
+	C *jsonC `json:"c,omitempty"`
+}
+
+type jsonC struct {
+	Killed   bool    `json:"killed"`
+	Oracle   string  `json:"oracle"`
+	Seconds  float64 `json:"seconds"`
+	Runs     int64   `json:"runs"`
+	Complete bool    `json:"complete"`
 }
 
 // MarshalJSON encodes the report as
@@ -167,7 +196,10 @@ type jsonMutant struct {
 func (r *Report) MarshalJSON() ([]byte, error) {
 	j := jsonReport{Mutants: make([]jsonMutant, len(r.Mutants)), Killed: r.Killed, Total: r.Total}
 	for i, m := range r.Mutants {
-		j.Mutants[i] = jsonMutant{m.Name, m.Origin, m.Control, m.Killed, m.Oracle, m.Seconds, m.Runs, m.ScheduleLines}
+		j.Mutants[i] = jsonMutant{m.Name, m.Origin, m.Control, m.Killed, m.Oracle, m.Seconds, m.Runs, m.ScheduleLines, nil}
+		if c := m.C; c != nil {
+			j.Mutants[i].C = &jsonC{c.Killed, c.Oracle, c.Seconds, c.Runs, c.Complete}
+		}
 	}
 	return json.Marshal(j)
 }
@@ -209,4 +241,32 @@ func OneLine(msg string, max int) string {
 		cut = max
 	}
 	return s[:cut] + " ..."
+}
+
+func (r *Report) hasC() bool {
+	for _, m := range r.Mutants {
+		if m.C != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// cText is the C column: the verdict on the compiled tree.
+func (m *Result) cText() string {
+	if m.C == nil {
+		return "—"
+	}
+	return m.C.Text()
+}
+
+// Text says the verdict on the compiled tree in a few words.
+func (c *CResult) Text() string {
+	switch {
+	case c.Killed:
+		return fmt.Sprintf("killed by %s (%d runs, %s)", c.Oracle, c.Runs, millis(c.Seconds))
+	case c.Complete:
+		return fmt.Sprintf("survived %d schedules", c.Runs)
+	}
+	return fmt.Sprintf("survived %d schedules (incomplete)", c.Runs)
 }

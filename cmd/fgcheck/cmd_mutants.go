@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fgcheck/fgcheck/fgraph"
+	"github.com/fgcheck/fgcheck/harness"
 	"github.com/fgcheck/fgcheck/mutants"
 )
 
@@ -21,7 +22,7 @@ func init() {
 }
 
 const mutantsUsage = `fgcheck mutants [--variant latest] [--json|--markdown] [--workers N] [--out DIR]
-                       [--order near|dfs|iddfs] [--mutant NAME,...] [--quiet]
+                       [--order near|dfs|iddfs] [--mutant NAME,...] [--quiet] [--kernel DIR]
 
 Runs every mutant of the catalogue (or the --mutant ones) with the exhaustive
 std exploration of the baseline variant, stopping at the first violation, and
@@ -29,6 +30,13 @@ prints the table: mutant, killed, oracle, time and runs to the first kill,
 lines of the minimized failing schedule, verdict and origin. With --out each
 minimized failing schedule is written to DIR/<mutant>.txt as soon as it is
 found. Progress goes to stderr.
+
+With --kernel DIR (default $FGCHECK_KERNEL) every mutant that has a C form
+(the same change as a patch of a copy of the tree's fgraph.c, ctarget.Mutants)
+is also explored on the compiled code, std on v6.12's arch glue, and the
+table gets a column with that verdict. A C mutant that survives is reported,
+not failed: the compiled code of that tree does not show the change (the
+compiler kept the order a dropped barrier allowed it to change).
 
 Exit status: 0 when every non-control mutant is killed and no control is;
 1 when a mutant survives or a control is flagged; 2 on misuse.`
@@ -46,6 +54,7 @@ func runMutants(args []string, stdout, stderr io.Writer) int {
 	order := fs.String("order", "near", "exploration `order`: near, dfs or iddfs (the same schedules, a different time to kill)")
 	only := fs.String("mutant", "", "comma-separated mutant `names` (default: the whole catalogue)")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
+	kernel := fs.String("kernel", os.Getenv("FGCHECK_KERNEL"), "also explore the C form of each mutant on the kernel tree `DIR` (default $FGCHECK_KERNEL)")
 	pos, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -68,6 +77,13 @@ func runMutants(args []string, stdout, stderr io.Writer) int {
 		return misuse(stderr, "mutants", "--workers %d: want 0 or more", *workers)
 	}
 	opt := mutants.Options{Variant: v, Workers: *workers, Order: ord}
+	if *kernel != "" {
+		dir := *kernel
+		opt.KernelVariant = fgraph.V612
+		opt.Kernel = func(name string) (harness.Target, error) {
+			return openKernel(dir, name, harness.Standard(fgraph.V612))
+		}
+	}
 	if *only != "" {
 		for _, n := range strings.Split(*only, ",") {
 			n = strings.TrimSpace(n)
@@ -92,6 +108,10 @@ func runMutants(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		if *quiet {
+			return
+		}
+		if r.C != nil {
+			fmt.Fprintf(stderr, "[mutants] %s on the tree: %s\n", r.Name, r.C.Text())
 			return
 		}
 		switch {
