@@ -158,6 +158,11 @@ type Options struct {
 	Mutant fgraph.Mutant
 	// Wide decodes into all of Shapes, not only the first NarrowShapes.
 	Wide bool
+	// Target, if set, runs every input on compiled code (a kernel tree's
+	// fgraph.c, ctarget/cload) with the arch glue of TargetVariant, whatever
+	// variant the header names.
+	Target        harness.Target
+	TargetVariant fgraph.Variant
 }
 
 // Input is a decoded fuzz input.
@@ -213,6 +218,9 @@ func Decode(data []byte, o Options) Input {
 		Shape:   int(at(0)) / len(variants) % o.shapes(),
 		Density: 1 + int(at(1))%8,
 		Mutant:  o.Mutant,
+	}
+	if o.Target != nil {
+		in.Variant = o.TargetVariant
 	}
 	h := o.HeaderLen()
 	if h == 3 {

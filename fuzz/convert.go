@@ -98,6 +98,7 @@ func CanonicalFromEntry(entry []byte) ([]byte, error) {
 func FileFromInput(data []byte, o Options) (*harness.File, *harness.Result, error) {
 	in := Decode(data, o)
 	sc := in.Scenario()
+	sc.Target = o.Target
 	res, err := harness.Run(sc, in.Chooser(), harness.RunOptions{})
 	if err != nil {
 		return nil, nil, err

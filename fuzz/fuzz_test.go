@@ -22,6 +22,8 @@ var (
 		"FuzzSchedule: apply this catalogue mutant to every input, or \"any\" to let a header byte pick one (measuring the fuzzer; failures are expected). Also FGCHECK_FUZZ_MUTANT.")
 	wideFlag = flag.Bool("fuzz.wide", os.Getenv("FGCHECK_WIDE") != "",
 		"FuzzSchedule: decode into every shape, including the ones with untriaged counterexamples. Also FGCHECK_WIDE=1.")
+	kernelFlag = flag.String("fuzz.kernel", os.Getenv("FGCHECK_FUZZ_KERNEL"),
+		"FuzzSchedule: run every input on this kernel tree's compiled kernel/trace/fgraph.c (v6.12's arch glue) instead of the port. Also FGCHECK_FUZZ_KERNEL.")
 )
 
 // scheduleFiles are the schedule files the seed corpus is derived from:
@@ -60,6 +62,9 @@ func fuzzOptions(tb testing.TB) Options {
 			tb.Fatalf("-fuzz.mutant: %v", err)
 		}
 		o.Mutant = mi.Mutant
+	}
+	if *kernelFlag != "" {
+		withKernel(tb, *kernelFlag, &o)
 	}
 	return o
 }
