@@ -354,7 +354,14 @@ func (r *runner) onCommit(c *ctx, st pending) {
 		r.cov.commit(st.site)
 	}
 	if r.tr != nil {
-		if e := r.tracef(c, TraceCommit, "%s commit %s [%#x] = %#x", c.name, st.site, int(st.addr), st.val); e != nil {
+		format := "%s commit %s [%#x] = %#x"
+		args := []any{c.name, st.site, int(st.addr), st.val}
+		if l, ok := r.sc.Target.(Liner); ok && l.Line() > 0 {
+			// The compiled code's store: name its source line.
+			format += " (fgraph.c:%d)"
+			args = append(args, l.Line())
+		}
+		if e := r.tracef(c, TraceCommit, format, args...); e != nil {
 			e.Site, e.Addr, e.Where, e.Value = st.site.String(), int(st.addr), r.addrName(st.addr), st.val
 			if strings.Contains(e.Where, "ret_stack[") {
 				e.Decoded = r.decodeStore(st.site, st.val)

@@ -829,7 +829,7 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool) {
 		r.kUsed++
 		if r.cov != nil {
 			r.cov.hit(s, c.level+1)
-			if l, ok := r.sc.Target.(Liner); ok && s != fgraph.SiteOpStart {
+			if l, ok := r.sc.Target.(Liner); ok && l.Line() > 0 {
 				r.cov.hitLine(l.Line())
 			}
 		}

@@ -739,6 +739,10 @@ type jsonSummary struct {
 	KnownSchedules map[string]int64 `json:"known_schedules"`
 	// Shard is "i/n" for explore --shard i/n, else "".
 	Shard string `json:"shard"`
+	// Target is what ran: "port", or the kernel tree, its fgraph.c's
+	// sha256 and any C mutant; Model the compiler model of the verdict.
+	Target string `json:"target"`
+	Model  string `json:"model"`
 	// Resumed is the schedule count a --checkpoint resumed from (absent
 	// when the run did not resume).
 	Resumed *int64 `json:"resumed,omitempty"`
@@ -757,7 +761,13 @@ func violationMessage(v harness.Violation) string {
 }
 
 func (o *outcome) writeJSON(w io.Writer) {
+	target := "port"
+	if o.sc.Target != nil {
+		target = o.sc.Target.Name()
+	}
 	js := jsonSummary{
+		Target:     target,
+		Model:      o.sc.Model(),
 		Variant:    o.sc.Variant.String(),
 		Mutant:     mutantName(o.sc),
 		Bound:      o.sc.Bound.String(),

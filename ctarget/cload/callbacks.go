@@ -161,7 +161,9 @@ func fgcGoStore(port C.int, val C.ulong, flags C.int, pc unsafe.Pointer) {
 		}
 	}
 	if h := in.m.Hooks(); h != nil {
+		in.inStore++
 		h.Store(s, fgraph.Addr(port), v, kindOf(flags))
+		in.inStore--
 	} else {
 		in.m.Mem[port] = v
 	}
@@ -177,6 +179,9 @@ func fgcGoAtomic(port C.int, val C.ulong, op C.int, pc unsafe.Pointer) {
 		return
 	}
 	s := in.site(pc, int(port), true, true, -1)
+	in.lastPC = pc
+	in.inStore++
+	defer func() { in.inStore-- }()
 	h := in.m.Hooks()
 	switch {
 	case h == nil:

@@ -125,6 +125,7 @@ type Instance struct {
 	sites     map[uint64]fgraph.Site
 	resetting bool
 	lastPC    unsafe.Pointer // of the last store reported
+	inStore   int            // >0 while the harness commits a store of the C
 	// storeLines are the lines of push, reserve and pop whose stores ran.
 	storeLines map[int]string
 	// Unmapped counts accesses that no rule names, by source line.

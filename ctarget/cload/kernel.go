@@ -71,9 +71,16 @@ func (k *Kernel) SetCrashRecord(path string, text []byte) { k.In.SetCrashRecord(
 // reported (for the differential's messages).
 func (k *Kernel) LastLine() int { return k.In.line(k.In.lastPC) }
 
-// Line is the fgraph.c line of the store the compiled code is at (an
-// interrupt delivered now comes right after it): harness.Liner.
-func (k *Kernel) Line() int { return k.In.line(k.In.lastPC) }
+// Line is the fgraph.c line of the store of the compiled code being
+// committed (an interrupt delivered now comes right after it), 0 when the
+// store being committed is not the C's (the arch glue's, a user's):
+// harness.Liner.
+func (k *Kernel) Line() int {
+	if k.In.inStore == 0 {
+		return 0
+	}
+	return k.In.line(k.In.lastPC)
+}
 
 // StoreLines are the lines of push, set_bitmap, reserve and pop whose
 // stores ran so far.
