@@ -599,6 +599,11 @@ func (r *runner) nestedCall(fn int) {
 	r.commit(c)
 }
 
+// Direct reports that the code under test is being called with no yield
+// point to offer (a remote CPU's action, setup, an oracle's unwinder): a
+// compiled target need not report its loads then.
+func (r *runner) Direct() bool { return r.direct > 0 || len(r.ctxs) == 0 }
+
 // top is the running context.
 func (r *runner) top() *ctx { return r.ctxs[len(r.ctxs)-1] }
 

@@ -42,6 +42,7 @@ struct fgc_api {
 	int (*remote_pending)(void);
 	void (*flush)(void);
 	void (*set_crash)(const char *, const char *, unsigned long);
+	void (*set_quiet)(int);
 	int (*peek)(int, int, unsigned long *);
 };
 
@@ -57,7 +58,7 @@ static const char *fgc_open(const char *path, void **h, struct fgc_api *a)
 	SYM(reserve, "fgc_reserve") SYM(retrieve, "fgc_retrieve") SYM(exit_task, "fgc_exit_task")
 	SYM(poke, "fgc_poke") SYM(remote_begin, "fgc_remote_begin")
 	SYM(remote_finish, "fgc_remote_finish") SYM(remote_pending, "fgc_remote_pending")
-	SYM(flush, "fgc_flush") SYM(set_crash, "fgc_set_crash") SYM(peek, "fgc_peek")
+	SYM(flush, "fgc_flush") SYM(set_crash, "fgc_set_crash") SYM(peek, "fgc_peek") SYM(set_quiet, "fgc_set_quiet")
 	return 0;
 }
 
@@ -84,6 +85,7 @@ static int fgc_call_remote_begin(struct fgc_api *a, int k, int u, int *r) { retu
 static int fgc_call_remote_finish(struct fgc_api *a, int *r) { return a->remote_finish(r); }
 static void fgc_call_flush(struct fgc_api *a) { a->flush(); }
 static int fgc_call_peek(struct fgc_api *a, int t, int i, unsigned long *v) { return a->peek(t, i, v); }
+static void fgc_call_set_quiet(struct fgc_api *a, int q) { a->set_quiet(q); }
 static void fgc_call_set_crash(struct fgc_api *a, const char *p, const char *t, unsigned long n) { a->set_crash(p, t, n); }
 */
 import "C"
@@ -128,6 +130,7 @@ type Instance struct {
 	inStore   int            // >0 while the harness commits a store of the C
 	// storeLines are the lines of push, reserve and pop whose stores ran.
 	storeLines map[int]string
+	quiet      []bool // per entry: loads are not reported
 	// Unmapped counts accesses that no rule names, by source line.
 	Unmapped map[int]int
 	// Trace, if set, sees every access no rule names (once per site key).
@@ -251,7 +254,22 @@ func CopyFor(obj *ctarget.Object, i int) (string, error) {
 
 // ---- fgraph.Core ----
 
+// quietNow says whether the harness calls the C with no yield point to
+// offer (no hooks, or the runner's direct mode: a remote CPU, an oracle):
+// then the C reports no load.
+func (in *Instance) quietNow() bool {
+	h := in.m.Hooks()
+	if h == nil {
+		return true
+	}
+	d, ok := h.(interface{ Direct() bool })
+	return ok && d.Direct()
+}
+
 func (in *Instance) push(e ctarget.Entry) {
+	q := in.quietNow()
+	in.quiet = append(in.quiet, q)
+	C.fgc_call_set_quiet(in.api, b2i(q))
 	in.entries = append(in.entries, e)
 	in.afterW3 = append(in.afterW3, false)
 	in.afterW2 = append(in.afterW2, false)
@@ -260,6 +278,12 @@ func (in *Instance) push(e ctarget.Entry) {
 func (in *Instance) pop() {
 	n := len(in.entries) - 1
 	in.entries, in.afterW3, in.afterW2 = in.entries[:n], in.afterW3[:n], in.afterW2[:n]
+	in.quiet = in.quiet[:n]
+	q := false
+	if n > 0 {
+		q = in.quiet[n-1]
+	}
+	C.fgc_call_set_quiet(in.api, b2i(q))
 }
 
 func (in *Instance) begin(e ctarget.Entry) {
@@ -405,7 +429,7 @@ func (in *Instance) Reset() {
 	in.resetting = true
 	C.fgc_call_reset(in.api)
 	in.resetting = false
-	in.entries, in.afterW3, in.afterW2 = in.entries[:0], in.afterW3[:0], in.afterW2[:0]
+	in.entries, in.afterW3, in.afterW2, in.quiet = in.entries[:0], in.afterW3[:0], in.afterW2[:0], in.quiet[:0]
 }
 
 // Poke writes a harness store of a shadow-stack word into the C memory.
@@ -460,3 +484,10 @@ func (in *Instance) FuncOfLine(line int) string { return in.lines.Func(line) }
 // StoreLines are the source lines of push, set_bitmap, reserve and pop
 // whose stores ran so far, with their function.
 func (in *Instance) StoreLines() map[int]string { return in.storeLines }
+
+func b2i(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/fgcheck/fgcheck/ctarget"
 	"github.com/fgcheck/fgcheck/ctarget/cload"
+	"github.com/fgcheck/fgcheck/fgraph"
+	"github.com/fgcheck/fgcheck/harness"
 )
 
 func kernel(t *testing.T, words int) *cload.Kernel {
@@ -40,5 +42,25 @@ func TestLayoutFromTheTree(t *testing.T) {
 	}
 	if len(k.Obj.Sha256) != 64 {
 		t.Errorf("sha256 %q", k.Obj.Sha256)
+	}
+}
+
+// BenchmarkStdKernel explores the first 2,000 schedules of std on the
+// compiled tree ($FGCHECK_KERNEL), per op.
+func BenchmarkStdKernel(b *testing.B) {
+	dir := os.Getenv("FGCHECK_KERNEL")
+	if dir == "" {
+		b.Skip("no kernel tree: set FGCHECK_KERNEL")
+	}
+	k, err := cload.Open(dir, ctarget.Options{StackWords: 64})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		sc := harness.Standard(fgraph.V612)
+		sc.Target = k
+		if _, err := harness.Explore(sc, harness.ExploreOptions{Workers: 1, MaxRuns: 2000}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -74,7 +74,7 @@ struct mutex ftrace_lock;
 
 /* kmalloc: fixed blocks in the writable segment, so that reset restores them. */
 #define ARENA_BLOCKS	96
-#define ARENA_BLOCK	4096
+#define ARENA_BLOCK	(PAGE_SIZE > 512 ? PAGE_SIZE : 512)	/* a shadow stack, or kcalloc's list */
 static unsigned char arena[ARENA_BLOCKS][ARENA_BLOCK] __attribute__((aligned(64)));
 static unsigned char arena_used[ARENA_BLOCKS];
 
@@ -388,6 +388,25 @@ void fgc_flush(void)
 	flush();
 }
 
+/*
+ * quiet: the harness calls this code as a remote CPU or an oracle (no
+ * yield point, no interrupt): loads need no report, only stores (the
+ * mirror) and bad addresses.
+ */
+static int quiet;
+
+void fgc_set_quiet(int q)
+{
+	flush();
+	quiet = q;
+}
+
+static void report_load(int p, int flags, void *pc)
+{
+	if (!quiet)
+		go.load(p, flags, pc);
+}
+
 static void fgc_access(unsigned long a, int size, int flags, void *pc, void *frame)
 {
 	int p;
@@ -411,7 +430,7 @@ static void fgc_access(unsigned long a, int size, int flags, void *pc, void *fra
 		pend.valid = 1;
 		return;
 	}
-	go.load(p, flags, pc);
+	report_load(p, flags, pc);
 }
 
 #define RA() __builtin_return_address(0)
@@ -518,7 +537,7 @@ int fgc_atomic_read(const atomic_t *v)
 	flush();
 	p = port_of(v);
 	if (p >= 0)
-		go.load(p, FGC_ATOMIC, RA());
+		report_load(p, FGC_ATOMIC, RA());
 	return v->counter;
 }
 
@@ -562,7 +581,7 @@ bool fgc_test_bit(long nr, const volatile unsigned long *addr)
 	flush();
 	p = port_of((const void *)addr);
 	if (p >= 0)
-		go.load(p, FGC_ATOMIC, RA());
+		report_load(p, FGC_ATOMIC, RA());
 	return (*addr >> nr) & 1;
 }
 
@@ -573,7 +592,7 @@ bool fgc_static_key_test(struct static_key *k)
 	flush();
 	p = port_of(k);
 	if (p >= 0)
-		go.load(p, FGC_ONCE | FGC_PATCHED, RA());
+		report_load(p, FGC_ONCE | FGC_PATCHED, RA());
 	return READ_ONCE(k->enabled) != 0;
 }
 
@@ -595,7 +614,7 @@ void *fgc_static_call_load(struct static_call_key *k)
 	flush();
 	p = port_of(k);
 	if (p >= 0)
-		go.load(p, FGC_ONCE | FGC_PATCHED, RA());
+		report_load(p, FGC_ONCE | FGC_PATCHED, RA());
 	return READ_ONCE(k->func);
 }
 
@@ -710,23 +729,53 @@ int ftrace_ops_test(struct ftrace_ops *ops, unsigned long ip, void *regs)
 
 /* ---- the remote CPU ---- */
 
-static pthread_t remote_thr;
-static pthread_mutex_t rmu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t rcv = PTHREAD_COND_INITIALIZER;
-static int remote_turn;		/* 1: the remote thread runs; 0: the harness */
-static int remote_state;	/* 0 none, 1 blocked in subops, 2 done */
-static int remote_kind, remote_user, remote_ret;
+/*
+ * One remote thread for the life of the process, and its handshake, live
+ * in the heap, outside the segment fgc_reset restores: a reset must not
+ * rewrite a mutex or a condition a thread waits on. The two threads
+ * strictly alternate (turn); each waits for its turn spinning a little,
+ * then sleeping.
+ */
+struct remote_ctl {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int turn;	/* 1: the remote thread runs; 0: the harness */
+	int state;	/* 0 idle, 1 blocked in ftrace_*_subops, 2 done */
+	int kind, user, ret;
+	int started;
+	pthread_t thr;
+};
+static struct remote_ctl *rc;
+
+static void wait_turn(int who)
+{
+	int i;
+
+	for (i = 0; i < 20000; i++) {
+		if (__atomic_load_n(&rc->turn, __ATOMIC_ACQUIRE) == who)
+			return;
+		__builtin_ia32_pause();
+	}
+	pthread_mutex_lock(&rc->mu);
+	while (__atomic_load_n(&rc->turn, __ATOMIC_ACQUIRE) != who)
+		pthread_cond_wait(&rc->cv, &rc->mu);
+	pthread_mutex_unlock(&rc->mu);
+}
+
+static void give_turn(int who)
+{
+	pthread_mutex_lock(&rc->mu);
+	__atomic_store_n(&rc->turn, who, __ATOMIC_RELEASE);
+	pthread_cond_broadcast(&rc->cv);
+	pthread_mutex_unlock(&rc->mu);
+}
 
 /* The remote thread blocks: the harness runs until it lets the remote go on. */
 static void remote_block(void)
 {
-	pthread_mutex_lock(&rmu);
-	remote_state = 1;
-	remote_turn = 0;
-	pthread_cond_broadcast(&rcv);
-	while (remote_turn != 1)
-		pthread_cond_wait(&rcv, &rmu);
-	pthread_mutex_unlock(&rmu);
+	rc->state = 1;
+	give_turn(0);
+	wait_turn(1);
 }
 
 int ftrace_startup_subops(struct ftrace_ops *ops, struct ftrace_ops *subops, int command)
@@ -757,31 +806,19 @@ int ftrace_shutdown_subops(struct ftrace_ops *ops, struct ftrace_ops *subops, in
 
 static void *remote_main(void *arg)
 {
-	pthread_mutex_lock(&rmu);
-	while (remote_turn != 1)
-		pthread_cond_wait(&rcv, &rmu);
-	pthread_mutex_unlock(&rmu);
-	if (remote_kind == 0) {
-		remote_ret = register_ftrace_graph(&users[remote_user].gops);
-	} else {
-		unregister_ftrace_graph(&users[remote_user].gops);
-		remote_ret = 0;
+	for (;;) {
+		wait_turn(1);
+		if (rc->kind == 0) {
+			rc->ret = register_ftrace_graph(&users[rc->user].gops);
+		} else {
+			unregister_ftrace_graph(&users[rc->user].gops);
+			rc->ret = 0;
+		}
+		flush();
+		rc->state = 2;
+		give_turn(0);
 	}
-	flush();
-	pthread_mutex_lock(&rmu);
-	remote_state = 2;
-	remote_turn = 0;
-	pthread_cond_broadcast(&rcv);
-	pthread_mutex_unlock(&rmu);
 	return NULL;
-}
-
-static void wait_harness_turn(void)
-{
-	pthread_mutex_lock(&rmu);
-	while (remote_turn != 0)
-		pthread_cond_wait(&rcv, &rmu);
-	pthread_mutex_unlock(&rmu);
 }
 
 /*
@@ -792,26 +829,23 @@ static void wait_harness_turn(void)
 int fgc_remote_begin(int kind, int k, int *ret)
 {
 	flush();
-	if (remote_state == 1)
+	if (rc->state == 1)
 		return -1;
-	remote_kind = kind;
-	remote_user = k;
-	remote_state = 0;
-	remote_turn = 0;
-	if (pthread_create(&remote_thr, NULL, remote_main, NULL))
-		return -2;
-	pthread_mutex_lock(&rmu);
-	remote_turn = 1;
-	pthread_cond_broadcast(&rcv);
-	pthread_mutex_unlock(&rmu);
-	wait_harness_turn();
-	if (remote_state == 2) {
-		pthread_join(remote_thr, NULL);
-		remote_state = 0;
-		*ret = remote_ret;
+	if (!rc->started) {
+		if (pthread_create(&rc->thr, NULL, remote_main, NULL))
+			return -2;
+		rc->started = 1;
+	}
+	rc->kind = kind;
+	rc->user = k;
+	rc->state = 0;
+	give_turn(1);
+	wait_turn(0);
+	*ret = rc->ret;
+	if (rc->state == 2) {
+		rc->state = 0;
 		return 2;
 	}
-	*ret = remote_ret;
 	return 1;
 }
 
@@ -819,24 +853,20 @@ int fgc_remote_begin(int kind, int k, int *ret)
 int fgc_remote_finish(int *ret)
 {
 	flush();
-	if (remote_state != 1)
+	if (rc->state != 1)
 		return -1;
-	pthread_mutex_lock(&rmu);
-	remote_turn = 1;
-	pthread_cond_broadcast(&rcv);
-	pthread_mutex_unlock(&rmu);
-	wait_harness_turn();
-	if (remote_state != 2)
+	give_turn(1);
+	wait_turn(0);
+	if (rc->state != 2)
 		return -1;
-	pthread_join(remote_thr, NULL);
-	remote_state = 0;
-	*ret = remote_ret;
+	rc->state = 0;
+	*ret = rc->ret;
 	return 0;
 }
 
 int fgc_remote_pending(void)
 {
-	return remote_state == 1;
+	return rc->state == 1;
 }
 
 /* ---- the users' callbacks ---- */
@@ -948,6 +978,7 @@ int fgc_init(const struct fgc_go *g, const struct fgc_globals *glob, int ntasks,
 	int i;
 	unsigned char *p = pristine, *sn = snap;
 	struct crash_record *cr = crash;
+	struct remote_ctl *rcl = rc;
 	unsigned long lo, hi;
 
 	snap_hi = 0;
@@ -972,6 +1003,14 @@ int fgc_init(const struct fgc_go *g, const struct fgc_globals *glob, int ntasks,
 	snap_lo = lo;
 	snap_hi = hi;
 	crash = cr ? cr : calloc(1, sizeof(*crash));
+	if (!rcl) {
+		rcl = calloc(1, sizeof(*rcl));
+		if (!rcl)
+			return -3;
+		pthread_mutex_init(&rcl->mu, NULL);
+		pthread_cond_init(&rcl->cv, NULL);
+	}
+	rc = rcl;
 
 	go = *g;
 	gl = *glob;
@@ -1010,7 +1049,7 @@ void fgc_reset(void)
 {
 	int r;
 
-	if (remote_state == 1)
+	if (rc && rc->state == 1)
 		fgc_remote_finish(&r);	/* the Go side ignores its reports */
 	memcpy((void *)snap_lo, snap, snap_hi - snap_lo);
 }
