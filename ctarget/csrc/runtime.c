@@ -751,7 +751,7 @@ static void wait_turn(int who)
 {
 	int i;
 
-	for (i = 0; i < 20000; i++) {
+	for (i = 0; i < 5000; i++) {
 		if (__atomic_load_n(&rc->turn, __ATOMIC_ACQUIRE) == who)
 			return;
 		__builtin_ia32_pause();
