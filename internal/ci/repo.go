@@ -36,7 +36,7 @@ func RepoRoot(dir string) (string, error) {
 }
 
 // variantIdents maps the fgraph identifiers stdPins uses to variant names.
-var variantIdents = map[string]string{"Latest": "latest", "V611": "v6.11", "Seed": "seed"}
+var variantIdents = map[string]string{"Latest": "latest", "V612": "v6.12", "V611": "v6.11", "Seed": "seed"}
 
 // StdPins reads the pins of harness/std_test.go: the composite literal
 // stdPins, whose elements are {fgraph.Variant, runs, []string{known...}}.

@@ -41,7 +41,7 @@ func shardsOf(variant string, n int) []Shard {
 // clean is a passing CI run: every pinned variant in 4 shards.
 func clean() []Shard {
 	var all []Shard
-	for _, v := range []string{"latest", "v6.11", "seed"} {
+	for _, v := range []string{"latest", "v6.12", "v6.11", "seed"} {
 		all = append(all, shardsOf(v, 4)...)
 	}
 	return all
@@ -146,7 +146,7 @@ func TestCheck(t *testing.T) {
 			shards: append(clean(), Shard{Path: FileName("v7", 0, 1), Variant: "v7", I: 0, N: 1, Summary: shardsOf("latest", 1)[0].Summary}),
 			want: []string{
 				"explore-v7-0-of-1.json: named for variant v7 but holds a summary of variant latest",
-				"variant v7: no pinned std total (pinned: latest, seed, v6.11)",
+				"variant v7: no pinned std total (pinned: latest, seed, v6.11, v6.12)",
 				"variant v7: sharded 1 ways, want 4",
 			},
 			reason: "a summary the pins cannot check must not pass silently",

@@ -17,7 +17,7 @@ func ptr[T any](v T) *T { return &v }
 // schedules split unevenly, the known findings all in shard 0.
 func clean() []ci.Shard {
 	var all []ci.Shard
-	for _, v := range []string{"latest", "v6.11", "seed"} {
+	for _, v := range []string{"latest", "v6.12", "v6.11", "seed"} {
 		pin := ci.Pins[v]
 		for i := 0; i < 4; i++ {
 			runs := pin.Schedules / 4
