@@ -202,6 +202,7 @@ func (in *Instance) Attach(m *fgraph.Machine) error {
 		return fmt.Errorf("the kernel target has room for %d tasks and %d users", C.FGC_MAX_TASKS, C.FGC_MAX_USERS)
 	}
 	in.m = m
+	in.entries, in.afterW3, in.afterW2, in.quiet = in.entries[:0], in.afterW3[:0], in.afterW2[:0], in.quiet[:0]
 	in.nTasks = cfg.Tasks
 	in.stride = int(m.TaskBase(1%cfg.Tasks) - m.TaskBase(0))
 	if cfg.Tasks == 1 {
@@ -234,7 +235,12 @@ func (in *Instance) Attach(m *fgraph.Machine) error {
 		}
 	}
 	active = in
-	if r := C.fgc_call_init(in.api, &in.goCfg, g, C.int(cfg.Tasks), C.int(len(m.Ops()))); r != 0 {
+	// The object's reports while it drains and re-initializes are not this
+	// machine's (a remote CPU the last run left blocked finishes first).
+	in.resetting = true
+	r := C.fgc_call_init(in.api, &in.goCfg, g, C.int(cfg.Tasks), C.int(len(m.Ops())))
+	in.resetting = false
+	if r != 0 {
 		return fmt.Errorf("%s: fgc_init failed (%d)", in.obj.Path, int(r))
 	}
 	m.SetCore(in)

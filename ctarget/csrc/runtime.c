@@ -980,6 +980,15 @@ int fgc_init(const struct fgc_go *g, const struct fgc_globals *glob, int ntasks,
 	struct crash_record *cr = crash;
 	struct remote_ctl *rcl = rc;
 	unsigned long lo, hi;
+	int r;
+
+	/*
+	 * A remote CPU left blocked in ftrace_*_subops by the last run (it
+	 * stopped before the quiescent point that lets it go on) finishes
+	 * first, on the state it started from; then everything is reset.
+	 */
+	if (rc && rc->state == 1)
+		fgc_remote_finish(&r);
 
 	snap_hi = 0;
 	dl_iterate_phdr(phdr_cb, NULL);
