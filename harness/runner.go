@@ -599,6 +599,15 @@ func (r *runner) nestedCall(fn int) {
 	r.commit(c)
 }
 
+// targetLine is the compiled target's source line of the store being
+// committed, 0 on the port.
+func (r *runner) targetLine() int {
+	if l, ok := r.sc.Target.(Liner); ok {
+		return l.Line()
+	}
+	return 0
+}
+
 // Direct reports that the code under test is being called with no yield
 // point to offer (a remote CPU's action, setup, an oracle's unwinder): a
 // compiled target need not report its loads then.
@@ -830,7 +839,7 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool) {
 		if o.Kind == OptNMI {
 			k = EvNMI
 		}
-		r.sched.Events = append(r.sched.Events, Event{ID: id, Kind: k, In: c.name, At: p.Pos})
+		r.sched.Events = append(r.sched.Events, Event{ID: id, Kind: k, In: c.name, At: p.Pos, Line: r.targetLine()})
 		r.kUsed++
 		if r.cov != nil {
 			r.cov.hit(s, c.level+1)
@@ -843,7 +852,7 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool) {
 		}
 		r.interrupt(c, id, k, p.Pos)
 	case OptRemote:
-		r.sched.Events = append(r.sched.Events, Event{ID: id, Kind: EvRemote, In: c.name, At: p.Pos, Remote: o.Remote})
+		r.sched.Events = append(r.sched.Events, Event{ID: id, Kind: EvRemote, In: c.name, At: p.Pos, Remote: o.Remote, Line: r.targetLine()})
 		r.eUsed++
 		r.remoteUsed[o.Remote] = true
 		if r.opt.OnChoice != nil {

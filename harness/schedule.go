@@ -39,6 +39,10 @@ type Event struct {
 	At Pos
 	// Remote is the index into Scenario.Remotes (EvRemote only).
 	Remote int
+	// Line is, on a compiled target, the fgraph.c line of the store the
+	// event came right after (0 on the port, at a load or an op start; not
+	// part of the file format: failing files say it in a comment).
+	Line int
 }
 
 // Order is the commit order a run chose for one static region (named by the

@@ -536,8 +536,13 @@ func (h *hunt) fileText(res *harness.Result, n int64) []byte {
 		story = append(story, "found with --strict: replay with fgcheck replay --strict")
 	}
 	if h.sc.Target != nil {
-		story = append(story, "target: "+h.sc.Target.Name(), "model: "+h.sc.Model(),
-			"reproduce: fgcheck replay --kernel TREE THIS_FILE (with --mutant NAME for a C mutant)")
+		story = append(story, "target: "+h.sc.Target.Name(), "model: "+h.sc.Model())
+		for _, e := range res.Schedule.Events {
+			if e.Line > 0 {
+				story = append(story, fmt.Sprintf("event %d (%s at %s): right after the store at fgraph.c:%d", e.ID, e.Kind, e.At, e.Line))
+			}
+		}
+		story = append(story, "reproduce: fgcheck replay --kernel TREE THIS_FILE (with --mutant NAME for a C mutant)")
 	} else {
 		story = append(story, "reproduce: fgcheck replay THIS_FILE")
 	}
