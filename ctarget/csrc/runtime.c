@@ -137,12 +137,19 @@ static void say_hex(unsigned long v)
 	say(b);
 }
 
+static unsigned long self_base;	/* the object's load address */
+
 static void __attribute__((noreturn)) crash_exit(const char *why, unsigned long pc, unsigned long addr)
 {
 	say("fgcheck: VIOLATION panic: the compiled fgraph.c crashed: ");
 	say(why);
 	say(" at pc ");
 	say_hex(pc);
+	if (self_base && pc >= self_base) {
+		say(" (fgraph.so+");
+		say_hex(pc - self_base);
+		say(": addr2line -e OBJECT -f -i that offset names the line)");
+	}
 	if (addr) {
 		say(" (address ");
 		say_hex(addr);
@@ -914,7 +921,7 @@ static trace_func_graph_ret_t ret_tramps[FGC_MAX_USERS] = {
 /* ---- calls from Go ---- */
 
 static unsigned char *snap;
-static unsigned long snap_lo, snap_hi, self_base;
+static unsigned long snap_lo, snap_hi;
 
 static int phdr_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
