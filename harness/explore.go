@@ -37,7 +37,7 @@ func (d *dfs) Choose(p *Point, opts []Option) int {
 	if d.pos < len(d.path) {
 		s := d.path[d.pos]
 		if s.n != n {
-			panic("harness: nondeterministic run: option count changed on replay of a prefix")
+			internalf("nondeterministic run: choice point %d offers %d options on replay of a prefix, %d before", d.pos, n, s.n)
 		}
 		d.pos++
 		if s.c != 0 {
@@ -122,6 +122,9 @@ type ExploreOptions struct {
 	// Progress, if set, is updated as the exploration goes (read it from
 	// another goroutine to draw a progress display).
 	Progress *Progress
+	// wrap, if set (tests), wraps the chooser of every run, with the
+	// runner at hand (to break the code under test as a bad edit would).
+	wrap func(r *runner, ch Chooser) Chooser
 }
 
 // Progress is a live view of a running exploration, safe to read from
@@ -302,10 +305,13 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 				if i >= e.pieces {
 					return
 				}
-				s, err := e.piece(i)
+				s, err := protect(func() (*Summary, error) { return e.piece(i) })
 				e.mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = err
+				}
+				if err != nil {
+					e.stop = true // the other workers stop too
 				}
 				if s != nil {
 					total.add(s)
@@ -424,7 +430,7 @@ func (e *explorer) piece(i int) (*Summary, error) {
 		if of > 1 && shard != 0 && len(d.path) == 0 {
 			ro.Coverage = nil
 		}
-		res := r.run(d, ro)
+		res := r.run(wrapped(opt.wrap, r, d), ro)
 		counted := !(of > 1 && len(res.Schedule.Events)+len(res.Schedule.Orders) == 0 && shard != 0)
 		if counted {
 			s.Runs++
@@ -581,77 +587,93 @@ func Sample(sc *Scenario, seed uint64, n int64, mode string, opt ExploreOptions)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	var stop bool
+	var firstErr error
+	// sample is worker w's share.
+	sample := func(w int) {
+		r, err := newRunner(sc)
+		if err != nil {
+			internalf("a scenario that validated has no runner: %v", err)
+		}
+		s := &Summary{}
+		ro := opt.RunOptions
+		ro.Coverage = &s.Coverage
+		var ch Chooser
+		var pc *PCTChooser
+		k := sc.Bound.K + sc.Bound.E
+		if k < 1 {
+			k = 1
+		}
+		if mode == "pct" {
+			pc = NewPCT(seed+uint64(w), pts, k)
+			ch = pc
+		} else {
+			ch = NewRandom(seed+uint64(w), float64(k)/float64(pts))
+		}
+		for i := int64(w); i < n; i += int64(workers) {
+			if pc != nil {
+				pc.Reset()
+			}
+			if opt.Stop != nil && opt.Stop.Load() {
+				break
+			}
+			res := r.run(wrapped(opt.wrap, r, ch), ro)
+			s.Runs++
+			res.Run = i + 1
+			if pr := opt.Progress; pr != nil {
+				pr.Runs.Add(1)
+				if res.Failed() {
+					pr.Violations.Add(1)
+				}
+			}
+			for _, k := range res.Known {
+				if s.Known == nil {
+					s.Known = map[string]int64{}
+				}
+				s.Known[k.Known]++
+			}
+			if res.Failed() {
+				s.Violations++
+				mu.Lock()
+				if opt.OnViolation != nil {
+					opt.OnViolation(res)
+				}
+				if opt.StopAtFirst {
+					stop = true
+				}
+				mu.Unlock()
+				if s.First == nil {
+					s.First = res
+				}
+			}
+			if opt.StopAtFirst {
+				mu.Lock()
+				st := stop
+				mu.Unlock()
+				if st {
+					break
+				}
+			}
+		}
+		mu.Lock()
+		total.add(s)
+		mu.Unlock()
+	}
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			r, _ := newRunner(sc)
-			s := &Summary{}
-			ro := opt.RunOptions
-			ro.Coverage = &s.Coverage
-			var ch Chooser
-			var pc *PCTChooser
-			k := sc.Bound.K + sc.Bound.E
-			if k < 1 {
-				k = 1
+			_, err := protect(func() (*Summary, error) { sample(w); return nil, nil })
+			if err != nil {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = err
+				}
+				stop = true
+				mu.Unlock()
 			}
-			if mode == "pct" {
-				pc = NewPCT(seed+uint64(w), pts, k)
-				ch = pc
-			} else {
-				ch = NewRandom(seed+uint64(w), float64(k)/float64(pts))
-			}
-			for i := int64(w); i < n; i += int64(workers) {
-				if pc != nil {
-					pc.Reset()
-				}
-				if opt.Stop != nil && opt.Stop.Load() {
-					break
-				}
-				res := r.run(ch, ro)
-				s.Runs++
-				res.Run = i + 1
-				if pr := opt.Progress; pr != nil {
-					pr.Runs.Add(1)
-					if res.Failed() {
-						pr.Violations.Add(1)
-					}
-				}
-				for _, k := range res.Known {
-					if s.Known == nil {
-						s.Known = map[string]int64{}
-					}
-					s.Known[k.Known]++
-				}
-				if res.Failed() {
-					s.Violations++
-					mu.Lock()
-					if opt.OnViolation != nil {
-						opt.OnViolation(res)
-					}
-					if opt.StopAtFirst {
-						stop = true
-					}
-					mu.Unlock()
-					if s.First == nil {
-						s.First = res
-					}
-				}
-				if opt.StopAtFirst {
-					mu.Lock()
-					st := stop
-					mu.Unlock()
-					if st {
-						break
-					}
-				}
-			}
-			mu.Lock()
-			total.add(s)
-			mu.Unlock()
 		}(w)
 	}
 	wg.Wait()
 	total.Complete = false
-	return total, nil
+	return total, firstErr
 }

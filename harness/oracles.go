@@ -53,6 +53,7 @@ func (r *runner) violate(oracle, msg string) {
 	}
 	if !r.opt.KeepGoing {
 		r.stopped = true
+		r.stopRun() // nothing more of the code under test runs (abort.go)
 	}
 }
 

@@ -124,6 +124,8 @@ type runner struct {
 	tr         *tracer
 	remoteCtx  *ctx // the remote action running, while traced
 	cov        *Coverage
+	// steps counts this run's shared accesses against budget (abort.go).
+	steps, budget int64
 }
 
 // RunOptions tune one run.
@@ -215,7 +217,7 @@ func newRunner(sc *Scenario) (*runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{sc: sc, cfg: cfg, m: m}
+	r := &runner{sc: sc, cfg: cfg, m: m, budget: StepBudget(sc)}
 	r.mcfg = model.Config{
 		F: cfg.FrameWords, StackWords: cfg.StackWords, TaskVars: cfg.TaskVarBase() >= 0,
 		Bit0: !cfg.NoBit0 || cfg.Mutants.Has(fgraph.MF1Bit0), GenCounter: cfg.GenCounter,
@@ -259,11 +261,12 @@ func (r *runner) reset() {
 	r.aliasDep, r.stopped, r.clobbered, r.remoteCtx = false, false, false, nil
 	r.logSeen, r.warnSeen = 0, 0
 	r.ver, r.checked = 1, 0
+	r.steps = 0
 }
 
 func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 	r.reset()
-	r.ch, r.opt, r.cov = ch, opt, opt.Coverage
+	r.ch, r.opt, r.cov = shielded{ch}, opt, opt.Coverage
 	r.rep, _ = ch.(*replay)
 	r.res = &Result{}
 	if opt.Trace {
@@ -273,6 +276,21 @@ func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 	}
 	m := r.m
 	m.SetHooks(r)
+	r.guard(r.execute)
+	m.SetHooks(nil)
+	r.res.Schedule = r.sched
+	r.res.Points = r.points
+	if r.tr != nil {
+		r.res.Events = r.tr.events
+		r.res.Trace = TraceText(r.tr.events)
+	}
+	return r.res
+}
+
+// execute is the part of a run that executes the code under test: setup,
+// the task programs, and the quiescent points around them.
+func (r *runner) execute() {
+	m := r.m
 	// Setup: register the initial users, on another CPU, before the run.
 	r.direct++
 	for _, u := range r.sc.Setup {
@@ -291,14 +309,6 @@ func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 	r.quiescent()
 	r.runTasks()
 	r.quiescent()
-	m.SetHooks(nil)
-	r.res.Schedule = r.sched
-	r.res.Points = r.points
-	if r.tr != nil {
-		r.res.Events = r.tr.events
-		r.res.Trace = TraceText(r.tr.events)
-	}
-	return r.res
 }
 
 // runTasks runs the task programs: task 0 first; a sleeping task yields the
@@ -536,6 +546,7 @@ func (r *runner) top() *ctx { return r.ctxs[len(r.ctxs)-1] }
 // Load is a yield point (before the load), then the load: the context's
 // own buffered store to a forwards, else memory.
 func (r *runner) Load(s fgraph.Site, a fgraph.Addr, k fgraph.Kind) fgraph.Word {
+	r.step()
 	if r.direct > 0 || len(r.ctxs) == 0 {
 		return r.m.Mem[a]
 	}
@@ -558,6 +569,7 @@ func (r *runner) Reread(s fgraph.Site, a fgraph.Addr, prev fgraph.Word) fgraph.W
 
 // Store buffers the store in the context's region.
 func (r *runner) Store(s fgraph.Site, a fgraph.Addr, v fgraph.Word, k fgraph.Kind) {
+	r.step()
 	if r.direct > 0 || len(r.ctxs) == 0 {
 		r.m.Mem[a] = v
 		r.ver++
@@ -572,6 +584,7 @@ func (r *runner) Store(s fgraph.Site, a fgraph.Addr, v fgraph.Word, k fgraph.Kin
 
 // AtomicAdd is an indivisible read-modify-write on memory.
 func (r *runner) AtomicAdd(s fgraph.Site, a fgraph.Addr, d int64) fgraph.Word {
+	r.step()
 	if r.direct > 0 || len(r.ctxs) == 0 {
 		r.m.Mem[a] += fgraph.Word(d)
 		r.ver++

@@ -134,7 +134,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	o.seconds = time.Since(start).Seconds()
 	engineDone()
 	if err != nil {
-		return misuse(stderr, "explore", "%v", err)
+		return engineFailed(stderr, "explore", err)
 	}
 	o.sum = sum
 	o.stopped = o.stopReason(*maxRuns)

@@ -89,7 +89,7 @@ func runRandom(args []string, stdout, stderr io.Writer) int {
 	o.seconds = time.Since(start).Seconds()
 	engineDone()
 	if err != nil {
-		return misuse(stderr, "random", "%v", err)
+		return engineFailed(stderr, "random", err)
 	}
 	o.sum = sum
 	if sum.Runs < *runs {

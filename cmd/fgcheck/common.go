@@ -62,6 +62,18 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 	return exitClean
 }
 
+// engineFailed reports an error of harness.Explore or Sample: an internal
+// error of fgcheck (exit 3), else misuse. No summary follows: the run did
+// not finish.
+func engineFailed(stderr io.Writer, cmd string, err error) int {
+	var ie *harness.InternalError
+	if errors.As(err, &ie) {
+		fmt.Fprintf(stderr, "fgcheck %s: %v (a bug in fgcheck, not in the code under test; no summary: the run did not finish)\n", cmd, err)
+		return exitInternal
+	}
+	return misuse(stderr, cmd, "%v", err)
+}
+
 // misuse prints "fgcheck CMD: message" on stderr and returns exitMisuse.
 func misuse(stderr io.Writer, cmd, format string, args ...any) int {
 	fmt.Fprintf(stderr, "fgcheck %s: %s\n", cmd, fmt.Sprintf(format, args...))
