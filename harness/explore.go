@@ -272,9 +272,8 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 		e.pieces = 1
 	}
 	if cp := opt.Resume; cp != nil {
-		if len(cp.Pieces) == 0 || cp.Shard != opt.Shard || cp.Shards != opt.Shards {
-			return nil, fmt.Errorf("harness: checkpoint of shard %d/%d with %d pieces cannot resume shard %d/%d",
-				cp.Shard, cp.Shards, len(cp.Pieces), opt.Shard, opt.Shards)
+		if err := cp.Validate(sc, opt); err != nil {
+			return nil, fmt.Errorf("harness: bad checkpoint: %v", err)
 		}
 		e.pieces = len(cp.Pieces)
 	}

@@ -71,7 +71,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	var cf *checkpointFile
 	if *ckpt != "" {
 		text := scenarioText(sc)
-		want := &checkpointFile{Format: checkpointFormat, Tool: version, Scenario: text, Strict: hf.strict,
+		want := &checkpointFile{Tool: version, Scenario: text, Strict: hf.strict,
 			Command: commandLine(argv), Fingerprint: fingerprint(text, hf.strict, si, sn)}
 		old, err := loadCheckpoint(*ckpt, want)
 		if err != nil {
@@ -109,6 +109,9 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	var saveErr error
 	if cf != nil {
 		if cf.State != nil {
+			if err := cf.State.Validate(sc, opt); err != nil {
+				return misuse(stderr, "explore", "--checkpoint %s: %v (the file is left as it is)", *ckpt, err)
+			}
 			opt.Resume = cf.State
 			o.resumed, o.earlier = cf.State.Runs(), cf.Seconds
 			h.failing = cf.Failing
@@ -120,7 +123,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 			// Failing schedules are numbered on from those the state has
 			// counted: a resumed run re-finds any found after it.
 			cf.State, cf.Failing, cf.Seconds = c, c.Violations(), earlier+time.Since(legStart).Seconds()
-			if err := cf.save(*ckpt); err != nil && saveErr == nil {
+			if err := saveCheckpoint(cf, *ckpt); err != nil && saveErr == nil {
 				saveErr = err
 				fmt.Fprintf(stderr, "fgcheck explore: cannot save the checkpoint: %v\n", err)
 			}

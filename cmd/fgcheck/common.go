@@ -40,7 +40,7 @@ func init() {
 }
 
 func runVersion(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("version", stderr, "fgcheck version [--json]\n\nPrints the tool version, the schedule format version, and the Go version\nand platform.")
+	fs := newFlagSet("version", stderr, "fgcheck version [--json]\n\nPrints the tool version, the schedule and checkpoint format versions, and\nthe Go version and platform.")
 	asJSON := fs.Bool("json", false, "print the versions as one JSON object")
 	pos, code, ok := parseArgs(fs, args)
 	if !ok {
@@ -55,10 +55,10 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 	}
 	if *asJSON {
 		writeJSON(stdout, map[string]string{"tool": version, "module": strings.TrimPrefix(mod, " module "),
-			"schedule_format": "v1", "checkpoint_format": checkpointFormat, "go": runtime.Version(), "platform": runtime.GOOS + "/" + runtime.GOARCH})
+			"schedule_format": "v1", "checkpoint_format": harness.CheckpointFormat, "go": runtime.Version(), "platform": runtime.GOOS + "/" + runtime.GOARCH})
 		return exitClean
 	}
-	fmt.Fprintf(stdout, "fgcheck %s%s (schedule format v1, %s %s/%s)\n", version, mod, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(stdout, "fgcheck %s%s (schedule format v1, checkpoint format %s, %s %s/%s)\n", version, mod, harness.CheckpointFormat, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return exitClean
 }
 
