@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"sync/atomic"
 	"time"
 
@@ -69,6 +70,12 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 
 	argv := append([]string{"explore"}, args...)
 	var cf *checkpointFile
+	if given(fs)["checkpoint"] {
+		if err := checkOutFile("--checkpoint", *ckpt); err != nil {
+			return misuse(stderr, "explore", "%v", err)
+		}
+		cleanStaleTemps(filepath.Dir(*ckpt), filepath.Base(*ckpt))
+	}
 	if *ckpt != "" {
 		text := scenarioText(sc)
 		want := &checkpointFile{Tool: version, Scenario: text, Strict: hf.strict,
@@ -88,7 +95,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	if sn > 0 {
 		engine += fmt.Sprintf(", shard %d/%d", si, sn)
 	}
-	h := &hunt{cmd: "explore", argv: argv, engine: engine, sc: sc,
+	h := &hunt{cmd: "explore", found: storyCommand("explore", fs), engine: engine, kind: "exhaustive DFS", sc: sc,
 		strict: hf.strict, out: hf.out, maxFiles: hf.maxFiles, stderr: stderr, start: time.Now()}
 	o := &outcome{cmd: "explore", sc: sc, h: h, workers: workers, engine: engine,
 		std: sf.scenario == "std", sharded: sn > 1, coverage: hf.coverage, resumed: -1}
@@ -114,14 +121,15 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 			}
 			opt.Resume = cf.State
 			o.resumed, o.earlier = cf.State.Runs(), cf.Seconds
-			h.failing = cf.Failing
+			h.failing, h.earlier = cf.Failing, cf.Failing
 		}
 		opt.CheckpointEvery = *every
 		legStart := time.Now()
 		earlier := cf.Seconds
 		opt.Checkpoint = func(c *harness.Checkpoint) {
-			// Failing schedules are numbered on from those the state has
-			// counted: a resumed run re-finds any found after it.
+			// Failing schedules are counted on from those the state has
+			// counted: a resumed run re-finds any found after it (and
+			// writes them under the same names).
 			cf.State, cf.Failing, cf.Seconds = c, c.Violations(), earlier+time.Since(legStart).Seconds()
 			if err := saveCheckpoint(cf, *ckpt); err != nil && saveErr == nil {
 				saveErr = err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/fgcheck/fgcheck/harness"
 )
@@ -60,6 +61,12 @@ func runMinimize(args []string, stdout, stderr io.Writer) int {
 		if *strict {
 			return misuse(stderr, "minimize", "--known and --strict exclude each other")
 		}
+	}
+	if given(fs)["o"] {
+		if err := checkOutFile("-o", *out); err != nil {
+			return misuse(stderr, "minimize", "%v", err)
+		}
+		cleanStaleTemps(filepath.Dir(*out), filepath.Base(*out))
 	}
 	path := pos[0]
 	data, err := os.ReadFile(path)

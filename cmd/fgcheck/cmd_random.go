@@ -69,7 +69,11 @@ func runRandom(args []string, stdout, stderr io.Writer) int {
 	if workers > 1 {
 		engine += fmt.Sprintf(" (worker w: seed+w, %d workers)", workers)
 	}
-	h := &hunt{cmd: "random", argv: append([]string{"random"}, args...), engine: engine, sc: sc,
+	kind := "random"
+	if *mode == "pct" {
+		kind = "PCT"
+	}
+	h := &hunt{cmd: "random", found: storyCommand("random", fs), engine: engine, kind: kind, sc: sc,
 		strict: hf.strict, out: hf.out, maxFiles: hf.maxFiles, stderr: stderr, start: time.Now()}
 	o := &outcome{cmd: "random", sc: sc, h: h, workers: workers, engine: engine, coverage: hf.coverage, resumed: -1}
 	halt := new(atomic.Bool)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/fgcheck/fgcheck/harness"
@@ -50,6 +51,12 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	path := pos[0]
 	if *htmlMax <= 0 {
 		return misuse(stderr, "replay", "--html-max-bytes must be positive, got %d", *htmlMax)
+	}
+	if given(fs)["html"] {
+		if err := checkOutFile("--html", *htmlOut); err != nil {
+			return misuse(stderr, "replay", "%v", err)
+		}
+		cleanStaleTemps(filepath.Dir(*htmlOut), filepath.Base(*htmlOut))
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {

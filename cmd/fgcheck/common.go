@@ -328,8 +328,8 @@ func (h *huntFlags) check() error {
 	if h.maxFiles < 0 {
 		return fmt.Errorf("--max-files %d: want 0 or more", h.maxFiles)
 	}
-	if h.out == "" {
-		return fmt.Errorf("--out: empty directory name")
+	if err := checkOutDir("--out", h.out); err != nil {
+		return err
 	}
 	if h.budget < 0 {
 		return fmt.Errorf("--time %v: want 0 (none) or more", h.budget)
@@ -368,8 +368,9 @@ func parseShard(s string) (i, n int, err error) {
 // on, and counts all of them.
 type hunt struct {
 	cmd      string // "explore" or "random"
-	argv     []string
-	engine   string // how schedules were chosen, for the story
+	found    string // the command that finds the schedules (storyCommand)
+	engine   string // how schedules were chosen, for the summary
+	kind     string // the engine without run-specific detail, for the story
 	sc       *harness.Scenario
 	strict   bool
 	out      string
@@ -383,6 +384,8 @@ type hunt struct {
 	first     *harness.Result
 	firstText []byte
 	writeErrs int
+	lastErr   error        // the last write error, for the summary
+	earlier   int64        // failing schedules of earlier legs (a resumed checkpoint)
 	stopped   bool         // interrupted at once: record nothing more
 	signal    atomic.Int32 // 128+signal of a graceful interrupt, else 0
 	budget    time.Duration
@@ -394,6 +397,7 @@ type hunt struct {
 // base as startProgress). Call engineDone when the engine returns, and
 // release when the command is done reporting.
 func (h *hunt) watch(hf *huntFlags, stop *atomic.Bool, p *harness.Progress, total, base int64) (engineDone, release func()) {
+	cleanStaleTemps(h.out, "") // a killed run's half-written files
 	h.budget = hf.budget
 	var timer *time.Timer
 	if hf.budget > 0 {
@@ -425,7 +429,7 @@ func (h *hunt) onViolation(res *harness.Result) {
 		return
 	}
 	h.failing++
-	text := h.fileText(res, h.failing)
+	text := h.fileText(res)
 	if h.first == nil {
 		h.first, h.firstText = res, text
 	}
@@ -446,18 +450,22 @@ func (h *hunt) onViolation(res *harness.Result) {
 
 func (h *hunt) writeErr(err error) {
 	h.writeErrs++
+	h.lastErr = err
 	if h.writeErrs <= 3 {
 		fmt.Fprintf(h.stderr, "fgcheck %s: cannot save a failing schedule: %v\n", h.cmd, err)
 	}
 }
 
 // fileText is the schedule file of a failing run: the story of how it was
-// found, the scenario, the schedule and the expected verdict.
-func (h *hunt) fileText(res *harness.Result, n int64) []byte {
+// found, the scenario, the schedule and the expected verdict. It is a
+// function of the schedule and the scenario flags alone (not of the
+// worker count, the shard, a resume, the seed or the order schedules were
+// found in), and so is its name (failName).
+func (h *hunt) fileText(res *harness.Result) []byte {
 	v := res.Violations[0]
 	story := []string{
-		"found by: " + commandLine(h.argv),
-		fmt.Sprintf("engine: %s; bound %s; failing schedule %d of this run", h.engine, h.sc.Bound, n),
+		"found by: " + h.found,
+		fmt.Sprintf("engine: %s; bound %s", h.kind, h.sc.Bound),
 		"violation: " + oneLine(v.String()),
 	}
 	if len(res.Violations) > 1 {
@@ -487,6 +495,36 @@ func failName(sc *harness.Scenario, oracle string, text []byte) string {
 // oneLine folds a message into one comment line.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// storyFlags are the flags that decide the scenario and the verdict: a
+// failing file's "found by" line names them, and only them.
+var storyFlags = map[string]bool{"variant": true, "scenario": true, "mutant": true, "fix": true, "bound": true,
+	"K": true, "D": true, "R": true, "E": true, "C": true, "alias": true, "stores-only": true, "strict": true, "mode": true}
+
+// storyCommand is "fgcheck CMD" with the story flags set on the command
+// line, in name order.
+func storyCommand(cmd string, fs *flag.FlagSet) string {
+	argv := []string{cmd}
+	fs.Visit(func(f *flag.Flag) {
+		if !storyFlags[f.Name] {
+			return
+		}
+		name := "--" + f.Name
+		if len(f.Name) == 1 {
+			name = "-" + f.Name
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			if f.Value.String() == "true" {
+				argv = append(argv, name)
+			} else {
+				argv = append(argv, name+"=false")
+			}
+			return
+		}
+		argv = append(argv, name, f.Value.String())
+	})
+	return commandLine(argv)
 }
 
 // commandLine renders argv as a shell command.
@@ -737,7 +775,7 @@ func (o *outcome) first() (*harness.Result, []byte) {
 		return o.h.first, o.h.firstText
 	}
 	if o.sum.First != nil {
-		return o.sum.First, o.h.fileText(o.sum.First, 1)
+		return o.sum.First, o.h.fileText(o.sum.First)
 	}
 	return nil, nil
 }
@@ -823,11 +861,23 @@ func (o *outcome) writeFiles(w io.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "saved %d of %d failing schedules", len(o.h.files), o.h.failing)
-	if len(o.h.files) < int(o.h.failing) {
-		fmt.Fprintf(w, " (--max-files %d)", o.h.maxFiles)
+	var why []string
+	if o.h.writeErrs > 0 {
+		why = append(why, fmt.Sprintf("%d not written: %v", o.h.writeErrs, o.h.lastErr))
+	}
+	if o.h.earlier > 0 {
+		why = append(why, fmt.Sprintf("%d found before the resume", o.h.earlier))
+	}
+	if rest := int(o.h.failing-o.h.earlier) - len(o.h.files) - o.h.writeErrs; rest > 0 {
+		why = append(why, fmt.Sprintf("%d over --max-files %d", rest, o.h.maxFiles))
+	}
+	if len(why) > 0 {
+		fmt.Fprintf(w, " (%s)", strings.Join(why, "; "))
 	}
 	fmt.Fprintln(w, ":")
-	for _, p := range o.h.files {
+	files := append([]string(nil), o.h.files...)
+	sort.Strings(files) // the same list whatever order workers found them in
+	for _, p := range files {
 		fmt.Fprintf(w, "  %s\n", p)
 	}
 	if len(o.h.files) > 0 {
@@ -912,40 +962,3 @@ func vmHWM() (uint64, bool) {
 }
 
 func mib(b uint64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
-
-// writeFileAtomic writes data to path so that readers see the old file or
-// the whole new one, never a part: a temporary file in the same directory,
-// fsync, rename over path, then fsync of the directory.
-func writeFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(perm); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync() // best effort: the rename is durable once the directory is
-		d.Close()
-	}
-	return nil
-}
