@@ -61,9 +61,17 @@ func StepBudget(sc *Scenario) int64 {
 	return stepsBase + stepsPerOp*ops
 }
 
-// step counts one shared access against the budget.
+// haltRun is the panic value of a run cut short by RunOptions.stop.
+type haltRun struct{}
+
+// step counts one shared access against the budget, and every 1,024 looks
+// whether the run is to stop.
 func (r *runner) step() {
 	r.steps++
+	if r.steps&1023 == 0 && r.opt.stop != nil && r.opt.stop.Load() {
+		r.halted = true
+		panic(haltRun{})
+	}
 	if r.steps > r.budget {
 		r.steps = 0 // the report below may read memory through the hooks
 		r.fatal(fmt.Sprintf("step budget exhausted: %d shared accesses without the run ending (the code under test loops or recurses without end)", r.budget))
@@ -75,7 +83,7 @@ func (r *runner) step() {
 func (r *runner) guard(body func()) {
 	defer func() {
 		switch x := recover().(type) {
-		case nil, abortRun:
+		case nil, abortRun, haltRun:
 		case *InternalError:
 			panic(x)
 		case chooserPanic:

@@ -4,7 +4,10 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/fgcheck/fgcheck/fgraph"
 )
@@ -218,5 +221,48 @@ func TestInternalErrorIsReturned(t *testing.T) {
 		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "test: choice 500") {
 			t.Errorf("workers %d: error %v, want the internal error", workers, err)
 		}
+	}
+}
+
+// TestStopCutsALongRun: Stop ends a run in the middle; the run is not
+// counted, and the checkpoint resumes to the totals of one uninterrupted
+// exploration.
+func TestStopCutsALongRun(t *testing.T) {
+	text := limitsHead + "task ops=(" + longOps(MaxProgramOps, MaxCallDepth-1) + ")\nirq ops=(call 10, unwind, ret)\n"
+	f, err := ParseFile("f", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := f.Scenario
+	sc.Bound = Bound{K: 1, D: 1}
+	whole, err := Explore(sc, ExploreOptions{MaxRuns: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := new(atomic.Bool)
+	var cp *Checkpoint
+	runs := 0
+	sum, err := Explore(sc, ExploreOptions{MaxRuns: 3, Stop: stop, Checkpoint: func(c *Checkpoint) { cp = c },
+		wrap: func(r *runner, ch Chooser) Chooser {
+			runs++
+			return ChooserFunc(func(p *Point, opts []Option) int {
+				if runs == 2 && p.Index == 40 {
+					stop.Store(true) // mid-run: the second run is cut short
+				}
+				return ch.Choose(p, opts)
+			})
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Runs != 1 || sum.Complete {
+		t.Fatalf("stopped: %d schedules, complete %v; want 1 and incomplete", sum.Runs, sum.Complete)
+	}
+	rest, err := Explore(sc, ExploreOptions{MaxRuns: 2, Resume: cp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rest.Runs != whole.Runs || !cmp.Equal(rest.Coverage, whole.Coverage) || !cmp.Equal(rest.Known, whole.Known) {
+		t.Errorf("resumed: %d schedules, known %v; want %d, %v, and the same coverage", rest.Runs, rest.Known, whole.Runs, whole.Known)
 	}
 }

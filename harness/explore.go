@@ -416,6 +416,7 @@ func (e *explorer) piece(i int) (*Summary, error) {
 		every = 10000
 	}
 	ro := opt.RunOptions
+	ro.stop = opt.Stop
 	for {
 		if opt.Stop != nil && opt.Stop.Load() || e.maxed() {
 			s.Complete = false
@@ -429,7 +430,20 @@ func (e *explorer) piece(i int) (*Summary, error) {
 		if of > 1 && shard != 0 && len(d.path) == 0 {
 			ro.Coverage = nil
 		}
+		var before Coverage
+		if opt.Stop != nil {
+			before = s.Coverage
+		}
 		res := r.run(wrapped(opt.wrap, r, d), ro)
+		if r.halted {
+			// Cut short by Stop: not counted (nor its coverage); the
+			// path, with the choice points this run reached, still
+			// names it.
+			s.Coverage = before
+			s.Complete = false
+			save(false)
+			return s, nil
+		}
 		counted := !(of > 1 && len(res.Schedule.Events)+len(res.Schedule.Orders) == 0 && shard != 0)
 		if counted {
 			s.Runs++
@@ -596,6 +610,7 @@ func Sample(sc *Scenario, seed uint64, n int64, mode string, opt ExploreOptions)
 		s := &Summary{}
 		ro := opt.RunOptions
 		ro.Coverage = &s.Coverage
+		ro.stop = opt.Stop
 		var ch Chooser
 		var pc *PCTChooser
 		k := sc.Bound.K + sc.Bound.E
@@ -616,6 +631,9 @@ func Sample(sc *Scenario, seed uint64, n int64, mode string, opt ExploreOptions)
 				break
 			}
 			res := r.run(wrapped(opt.wrap, r, ch), ro)
+			if r.halted {
+				break // cut short by Stop: not counted
+			}
 			s.Runs++
 			res.Run = i + 1
 			if pr := opt.Progress; pr != nil {

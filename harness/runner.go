@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/fgcheck/fgcheck/fgraph"
 	"github.com/fgcheck/fgcheck/model"
@@ -124,8 +125,10 @@ type runner struct {
 	tr         *tracer
 	remoteCtx  *ctx // the remote action running, while traced
 	cov        *Coverage
-	// steps counts this run's shared accesses against budget (abort.go).
+	// steps counts this run's shared accesses against budget; halted: the
+	// run was cut short by RunOptions.stop, it has no verdict (abort.go).
 	steps, budget int64
+	halted        bool
 }
 
 // RunOptions tune one run.
@@ -140,6 +143,10 @@ type RunOptions struct {
 	KeepGoing bool
 	// Coverage, if set, accumulates per-site interrupt coverage.
 	Coverage *Coverage
+	// stop, if set, cuts the run short once true (explore and sample
+	// pass their Stop: a signal stops a long run at once); such a run is
+	// not counted.
+	stop *atomic.Bool
 }
 
 // Violation is an oracle failure.
@@ -261,7 +268,7 @@ func (r *runner) reset() {
 	r.aliasDep, r.stopped, r.clobbered, r.remoteCtx = false, false, false, nil
 	r.logSeen, r.warnSeen = 0, 0
 	r.ver, r.checked = 1, 0
-	r.steps = 0
+	r.steps, r.halted = 0, false
 }
 
 func (r *runner) run(ch Chooser, opt RunOptions) *Result {

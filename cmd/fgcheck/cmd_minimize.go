@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/fgcheck/fgcheck/harness"
@@ -69,7 +68,7 @@ func runMinimize(args []string, stdout, stderr io.Writer) int {
 		cleanStaleTemps(filepath.Dir(*out), filepath.Base(*out))
 	}
 	path := pos[0]
-	data, err := os.ReadFile(path)
+	data, err := harness.ReadInput(path)
 	if err != nil {
 		return misuse(stderr, "minimize", "%v", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -58,7 +57,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		}
 		cleanStaleTemps(filepath.Dir(*htmlOut), filepath.Base(*htmlOut))
 	}
-	data, err := os.ReadFile(path)
+	data, err := harness.ReadInput(path)
 	if err != nil {
 		return misuse(stderr, "replay", "%v", err)
 	}

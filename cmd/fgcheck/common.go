@@ -179,7 +179,10 @@ func (s *scenarioFlags) build(fs *flag.FlagSet) (*harness.Scenario, error) {
 	case "peer-spin":
 		sc = harness.PeerSpin(v)
 	default:
-		data, err := os.ReadFile(s.scenario)
+		data, err := harness.ReadInput(s.scenario)
+		if harness.IsTooLarge(err) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("scenario: %v (want std, peer-spin or a scenario file)", err)
 		}
