@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // MinimizeOptions configure Minimize. The zero value is valid.
@@ -18,6 +19,10 @@ type MinimizeOptions struct {
 	// MaxReplays bounds the candidate replays; 0 means no bound. When the
 	// bound stops the search, MinimizeStats.Minimal is false.
 	MaxReplays int
+	// Stop, if set, ends the search between two candidates once true (a
+	// time budget sets it); the smallest file so far is returned, with
+	// MinimizeStats.Minimal false.
+	Stop *atomic.Bool
 	// MaxLiftOcc is the highest occurrence tried when a nested event is
 	// lifted to its parent's context (0 means 24).
 	MaxLiftOcc int
@@ -169,7 +174,7 @@ search:
 	for {
 		for _, pass := range passes {
 			for c := range pass(m.cur) {
-				if opt.MaxReplays > 0 && st.Replays >= opt.MaxReplays {
+				if opt.MaxReplays > 0 && st.Replays >= opt.MaxReplays || opt.Stop != nil && opt.Stop.Load() {
 					st.Minimal = false
 					break search
 				}

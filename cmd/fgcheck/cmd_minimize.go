@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"sync/atomic"
+	"time"
 
 	"github.com/fgcheck/fgcheck/harness"
 )
@@ -16,7 +18,7 @@ func init() {
 	})
 }
 
-const minimizeUsage = `fgcheck minimize FILE [-o OUT] [--strict] [--known NAME] [--json]
+const minimizeUsage = `fgcheck minimize FILE [-o OUT] [--strict] [--known NAME] [--time DURATION] [--json]
 
 Replays FILE, takes the oracle of its first violation as the target, and
 shrinks the file (harness.Minimize): fewer events, shallower nesting, fewer
@@ -30,6 +32,9 @@ It is written atomically to OUT, or to stdout without -o.
 --known NAME minimizes a run in which the named known finding shows, alone,
 in a non-strict replay.
 
+--time DURATION stops the search after that long and writes the smallest
+file found so far (its story says it is not 1-minimal).
+
 --json prints one object (the sizes before and after, the search, and the
 minimized file's text unless -o wrote it) instead of the file.
 
@@ -42,6 +47,7 @@ func runMinimize(args []string, stdout, stderr io.Writer) int {
 	strict := fs.Bool("strict", false, "replay with every known-finding allowance off")
 	known := fs.String("known", "", "minimize the known finding `NAME` (non-strict) instead of a violation")
 	asJSON := fs.Bool("json", false, "print a JSON report instead of the minimized file")
+	budget := fs.Duration("time", 0, "time budget: stop the search after `DURATION` and write the smallest file so far (not 1-minimal; 0: none)")
 	pos, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -61,6 +67,9 @@ func runMinimize(args []string, stdout, stderr io.Writer) int {
 			return misuse(stderr, "minimize", "--known and --strict exclude each other")
 		}
 	}
+	if *budget < 0 {
+		return misuse(stderr, "minimize", "--time %v: want 0 (none) or more", *budget)
+	}
 	if given(fs)["o"] {
 		if err := checkOutFile("-o", *out); err != nil {
 			return misuse(stderr, "minimize", "%v", err)
@@ -76,7 +85,14 @@ func runMinimize(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return misuse(stderr, "minimize", "%v", err)
 	}
-	small, st, err := harness.Minimize(f, harness.MinimizeOptions{Strict: *strict, Known: *known})
+	mo := harness.MinimizeOptions{Strict: *strict, Known: *known}
+	overtime := new(atomic.Bool)
+	if *budget > 0 {
+		mo.Stop = overtime
+		timer := time.AfterFunc(*budget, func() { overtime.Store(true) })
+		defer timer.Stop()
+	}
+	small, st, err := harness.Minimize(f, mo)
 	if err != nil {
 		// harness.ErrNoViolation: the file does not fail (or not alone).
 		return misuse(stderr, "minimize", "%s: %v", path, err)
@@ -94,6 +110,9 @@ func runMinimize(args []string, stdout, stderr io.Writer) int {
 		"before: " + st.Before.String(),
 		"after:  " + st.After.String(),
 		fmt.Sprintf("search: %d candidates replayed, %d kept; 1-minimal: %s", st.Replays, st.Accepted, minimalWord(st.Minimal)),
+	}
+	if overtime.Load() && !st.Minimal {
+		small.Comments[len(small.Comments)-1] += fmt.Sprintf(" (--time %v reached)", *budget)
 	}
 	if f.Expect != nil && !f.Expect.Pass && f.Expect.Oracle != st.Oracle {
 		fmt.Fprintf(stderr, "fgcheck minimize: note: %s expected a %s violation; its replay fails with %s, which is kept\n", path, f.Expect.Oracle, st.Oracle)

@@ -210,3 +210,33 @@ func TestCheckpointDamageRefused(t *testing.T) {
 		t.Errorf("checkpoint header %q", good[:40])
 	}
 }
+
+// TestMinimizeTime: --time stops the search and writes the smallest file
+// so far, saying it is not 1-minimal; a stopped search of a long file
+// ends within its budget.
+func TestMinimizeTime(t *testing.T) {
+	out := t.TempDir()
+	exploreJSON(t, exitViolation, "explore", "--mutant", "M-push-2", "--out", out)
+	ents, _ := os.ReadDir(out)
+	if len(ents) != 1 {
+		t.Fatalf("%d files", len(ents))
+	}
+	in := filepath.Join(out, ents[0].Name())
+	small := filepath.Join(t.TempDir(), "small.txt")
+	code, _, stderr := fgcheck(t, "minimize", in, "-o", small, "--time", "1ns")
+	if code != exitClean {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	data, _ := os.ReadFile(small)
+	if !strings.Contains(string(data), "1-minimal: no (--time 1ns reached)") {
+		t.Errorf("the story does not say the search was cut:\n%s", data)
+	}
+	if code, _, _ := fgcheck(t, "minimize", in, "--time", "-1s"); code != exitMisuse {
+		t.Errorf("--time -1s: exit %d", code)
+	}
+	code, _, stderr = fgcheck(t, "minimize", in, "-o", small)
+	data, _ = os.ReadFile(small)
+	if code != exitClean || !strings.Contains(string(data), "1-minimal: yes") {
+		t.Errorf("without --time: exit %d %s\n%s", code, stderr, data)
+	}
+}
