@@ -151,7 +151,26 @@ func (v verdict) writeText(w io.Writer, res *harness.Result, trace bool) {
 			got = "violation " + res.Violations[0].Oracle
 		}
 		fmt.Fprintf(w, "expect %s: MISMATCH, got %s\n", v.expect, got)
+		if h := mismatchHint(v, res); h != "" {
+			fmt.Fprintf(w, "hint: %s\n", h)
+		}
 	}
+}
+
+// mismatchHint explains the usual mismatch of a kernel-finding file
+// replayed without --strict: the violation it expects is excused as the
+// known finding it is.
+func mismatchHint(v verdict, res *harness.Result) string {
+	if res.Failed() || !strings.HasPrefix(v.expect, "violation ") {
+		return ""
+	}
+	oracle := strings.TrimPrefix(v.expect, "violation ")
+	for _, k := range res.Known {
+		if k.Oracle == oracle {
+			return fmt.Sprintf("the %s violation is the known kernel finding %s, excused without --strict: replay with --strict to see it as a violation", oracle, k.Known)
+		}
+	}
+	return ""
 }
 
 // jsonReplay is replay's --json output.

@@ -835,7 +835,14 @@ func (o *outcome) writeText(w io.Writer) {
 		fmt.Fprintf(w, "coverage:    complete: every required site saw an interrupt (%d sites)\n", len(harness.RequiredSites(sc)))
 	case !o.sum.Complete || o.sharded || o.sum.Violations > 0:
 		req := len(harness.RequiredSites(sc))
-		fmt.Fprintf(w, "coverage:    not judged (the space was not explored in full): %d of %d required sites saw an interrupt\n", req-len(miss), req)
+		why := "the space was not explored in full"
+		switch {
+		case o.sum.Complete && o.sharded:
+			why = "one shard of the space"
+		case o.sum.Complete:
+			why = "violations ended runs early"
+		}
+		fmt.Fprintf(w, "coverage:    not judged (%s): %d of %d required sites saw an interrupt\n", why, req-len(miss), req)
 	default:
 		fmt.Fprintf(w, "coverage:    INCOMPLETE: no interrupt at %s\n", strings.Join(miss, ", "))
 	}
