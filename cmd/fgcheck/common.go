@@ -495,6 +495,18 @@ func failName(sc *harness.Scenario, oracle string, text []byte) string {
 	return fmt.Sprintf("%s-%s-%s-%s.txt", sc.Variant, mut, oracle, hex.EncodeToString(sum[:4]))
 }
 
+// selfCommand is how to run fgcheck the way it was started: "go run
+// ./cmd/fgcheck" when it runs from the go build cache (go run), else
+// "fgcheck".
+func selfCommand() string {
+	exe, err := os.Executable()
+	if err == nil && filepath.Base(exe) == "fgcheck" && strings.Contains(exe, "go-build") &&
+		filepath.Base(filepath.Dir(exe)) == "exe" {
+		return "go run ./cmd/fgcheck"
+	}
+	return "fgcheck"
+}
+
 // oneLine folds a message into one comment line.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
@@ -891,7 +903,7 @@ func (o *outcome) writeFiles(w io.Writer) {
 		fmt.Fprintf(w, "  %s\n", p)
 	}
 	if len(o.h.files) > 0 {
-		fmt.Fprintf(w, "reproduce:   fgcheck replay %s\n", o.h.files[0])
+		fmt.Fprintf(w, "reproduce:   %s replay %s\n", selfCommand(), o.h.files[0])
 	}
 }
 
