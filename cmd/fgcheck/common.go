@@ -496,12 +496,15 @@ func failName(sc *harness.Scenario, oracle string, text []byte) string {
 }
 
 // selfCommand is how to run fgcheck the way it was started: "go run
-// ./cmd/fgcheck" when it runs from the go build cache (go run), else
-// "fgcheck".
+// ./cmd/fgcheck" when the binary lives where go run puts it (a go-build
+// directory: the temporary one or the build cache), else "fgcheck".
 func selfCommand() string {
 	exe, err := os.Executable()
-	if err == nil && filepath.Base(exe) == "fgcheck" && strings.Contains(exe, "go-build") &&
-		filepath.Base(filepath.Dir(exe)) == "exe" {
+	if err != nil || filepath.Base(exe) != "fgcheck" {
+		return "fgcheck"
+	}
+	cache := os.Getenv("GOCACHE")
+	if strings.Contains(exe, string(filepath.Separator)+"go-build") || cache != "" && strings.HasPrefix(exe, cache+string(filepath.Separator)) {
 		return "go run ./cmd/fgcheck"
 	}
 	return "fgcheck"
