@@ -121,6 +121,7 @@ func TestCheckpointHandEdits(t *testing.T) {
 			c.Pieces[prog].Path = append(c.Pieces[prog].Path, [3]int{0, 2, 2}, [3]int{0, 2, 2}, [3]int{0, 2, 2}, [3]int{0, 2, 2}, [3]int{0, 2, 2}, [3]int{0, 2, 2}, [3]int{0, 2, 2}, [3]int{0, 2, 2}, [3]int{0, 2, 2}, [3]int{0, 2, 2})
 		}},
 		{"no pieces", "0 pieces", func(c *Checkpoint) { c.Pieces = nil }},
+		{"pieces dropped", "3 pieces", func(c *Checkpoint) { c.Pieces = c.Pieces[:3] }},
 		{"other shard", "cannot resume shard", func(c *Checkpoint) { c.Shards = 4 }},
 		{"negative coverage", "coverage", func(c *Checkpoint) { c.Pieces[prog].Coverage.Commits[3] = -1 }},
 	}
