@@ -266,3 +266,18 @@ func TestStopCutsALongRun(t *testing.T) {
 		t.Errorf("resumed: %d schedules, known %v; want %d, %v, and the same coverage", rest.Runs, rest.Known, whole.Runs, whole.Known)
 	}
 }
+
+// TestMaxRunsExactWithWorkers: MaxRuns is a bound on the schedules run,
+// all workers together, not one more (two workers once both took the
+// last).
+func TestMaxRunsExactWithWorkers(t *testing.T) {
+	for i := 0; i < 5; i++ {
+		sum, err := Explore(Standard(fgraph.Latest), ExploreOptions{Workers: 2, MaxRuns: 3000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Runs != 3000 || sum.Complete {
+			t.Fatalf("MaxRuns 3000 with 2 workers: %d schedules, complete %v", sum.Runs, sum.Complete)
+		}
+	}
+}

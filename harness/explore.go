@@ -247,7 +247,11 @@ type explorer struct {
 	mu   sync.Mutex // guards stop, cp and the OnViolation/Checkpoint calls
 	stop bool       // a violation with StopAtFirst
 	cp   *Checkpoint
-	runs atomic.Int64 // schedules counted, for MaxRuns
+	runs atomic.Int64 // schedules counted
+	// claimed counts the runs started that will be counted, for MaxRuns:
+	// a worker claims one before it runs it, so that two workers never
+	// both take the last.
+	claimed atomic.Int64
 }
 
 // Explore runs the exhaustive DFS over sc within sc.Bound and reports the
@@ -344,7 +348,19 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 
 // maxed reports whether MaxRuns is reached.
 func (e *explorer) maxed() bool {
-	return e.opt.MaxRuns > 0 && e.runs.Load() >= e.opt.MaxRuns
+	return e.opt.MaxRuns > 0 && e.claimed.Load() >= e.opt.MaxRuns
+}
+
+// claim takes one of MaxRuns' runs; false when none is left.
+func (e *explorer) claim() bool {
+	if e.opt.MaxRuns <= 0 {
+		return true
+	}
+	if e.claimed.Add(1) > e.opt.MaxRuns {
+		e.claimed.Add(-1)
+		return false
+	}
+	return true
 }
 
 // resumed is the summary a piece holds in the Resume checkpoint (empty if
@@ -418,16 +434,17 @@ func (e *explorer) piece(i int) (*Summary, error) {
 	ro := opt.RunOptions
 	ro.stop = opt.Stop
 	for {
-		if opt.Stop != nil && opt.Stop.Load() || e.maxed() {
+		// The all-default run is the first of every piece; only shard 0
+		// counts it (and its coverage), so that the pieces partition the
+		// space exactly whatever their number.
+		uncounted := of > 1 && shard != 0 && len(d.path) == 0
+		if opt.Stop != nil && opt.Stop.Load() || !uncounted && !e.claim() || uncounted && e.maxed() {
 			s.Complete = false
 			save(false)
 			return s, nil
 		}
-		// The all-default run is the first of every piece; only shard 0
-		// counts it (and its coverage), so that the pieces partition the
-		// space exactly whatever their number.
 		ro.Coverage = &s.Coverage
-		if of > 1 && shard != 0 && len(d.path) == 0 {
+		if uncounted {
 			ro.Coverage = nil
 		}
 		var before Coverage
@@ -444,7 +461,7 @@ func (e *explorer) piece(i int) (*Summary, error) {
 			save(false)
 			return s, nil
 		}
-		counted := !(of > 1 && len(res.Schedule.Events)+len(res.Schedule.Orders) == 0 && shard != 0)
+		counted := !uncounted
 		if counted {
 			s.Runs++
 			e.count(1, 0)
