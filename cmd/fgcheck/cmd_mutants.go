@@ -71,6 +71,7 @@ func runMutants(args []string, stdout, stderr io.Writer) int {
 		if err := checkOutDir("--out", *out); err != nil {
 			return misuse(stderr, "mutants", "%v", err)
 		}
+		cleanStaleTemps(*out, "")
 	}
 	opt := mutants.Options{Variant: v, Workers: *workers, Order: ord}
 	if *only != "" {
