@@ -212,7 +212,7 @@ func protect(f func() (*Summary, error)) (s *Summary, err error) {
 	return f()
 }
 
-// wrapped is ch, wrapped by the test hook of ExploreOptions if set.
+// wrapped is ch, wrapped by the test hook RunOptions.wrap if set.
 func wrapped(wrap func(*runner, Chooser) Chooser, r *runner, ch Chooser) Chooser {
 	if wrap == nil {
 		return ch

@@ -68,7 +68,7 @@ func TestCrashOfCodeUnderTestIsPanicViolation(t *testing.T) {
 		var mu sync.Mutex
 		var seen []*Result
 		sum, err := Explore(Standard(fgraph.Latest), ExploreOptions{
-			Workers: workers, StopAtFirst: true, wrap: breakOnIRQ,
+			Workers: workers, StopAtFirst: true, RunOptions: RunOptions{wrap: breakOnIRQ},
 			OnViolation: func(r *Result) { mu.Lock(); seen = append(seen, r); mu.Unlock() },
 		})
 		if err != nil {
@@ -86,7 +86,7 @@ func TestCrashOfCodeUnderTestIsPanicViolation(t *testing.T) {
 }
 
 func TestCrashInSample(t *testing.T) {
-	sum, err := Sample(Standard(fgraph.Latest), 1, 20000, "random", ExploreOptions{Workers: 2, StopAtFirst: true, wrap: breakOnIRQ})
+	sum, err := Sample(Standard(fgraph.Latest), 1, 20000, "random", ExploreOptions{Workers: 2, StopAtFirst: true, RunOptions: RunOptions{wrap: breakOnIRQ}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestCrashIsNeverExcused(t *testing.T) {
 	// windows of known findings that cover the panic oracle too
 	// (reserve-window): none may excuse a Go panic.
 	var crashes, runs int64
-	sum, err := Explore(Standard(fgraph.Latest), ExploreOptions{wrap: breakOnIRQ, OnRun: func(r *Result) {
+	sum, err := Explore(Standard(fgraph.Latest), ExploreOptions{RunOptions: RunOptions{wrap: breakOnIRQ}, OnRun: func(r *Result) {
 		runs++
 		for _, v := range r.Known {
 			if strings.Contains(v.Msg, "panicked") {
@@ -205,7 +205,7 @@ func TestInternalErrorIsReturned(t *testing.T) {
 	for _, workers := range []int{1, 2} {
 		n := 0
 		var mu sync.Mutex
-		_, err := Explore(Standard(fgraph.Latest), ExploreOptions{Workers: workers, wrap: func(_ *runner, ch Chooser) Chooser {
+		_, err := Explore(Standard(fgraph.Latest), ExploreOptions{Workers: workers, RunOptions: RunOptions{wrap: func(_ *runner, ch Chooser) Chooser {
 			return ChooserFunc(func(p *Point, opts []Option) int {
 				mu.Lock()
 				n++
@@ -216,7 +216,7 @@ func TestInternalErrorIsReturned(t *testing.T) {
 				}
 				return ch.Choose(p, opts)
 			})
-		}})
+		}}})
 		var ie *InternalError
 		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "test: choice 500") {
 			t.Errorf("workers %d: error %v, want the internal error", workers, err)
@@ -243,7 +243,7 @@ func TestStopCutsALongRun(t *testing.T) {
 	var cp *Checkpoint
 	runs := 0
 	sum, err := Explore(sc, ExploreOptions{MaxRuns: 3, Stop: stop, Checkpoint: func(c *Checkpoint) { cp = c },
-		wrap: func(r *runner, ch Chooser) Chooser {
+		RunOptions: RunOptions{wrap: func(r *runner, ch Chooser) Chooser {
 			runs++
 			return ChooserFunc(func(p *Point, opts []Option) int {
 				if runs == 2 && p.Index == 40 {
@@ -251,7 +251,7 @@ func TestStopCutsALongRun(t *testing.T) {
 				}
 				return ch.Choose(p, opts)
 			})
-		}})
+		}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,5 +279,35 @@ func TestMaxRunsExactWithWorkers(t *testing.T) {
 		if sum.Runs != 3000 || sum.Complete {
 			t.Fatalf("MaxRuns 3000 with 2 workers: %d schedules, complete %v", sum.Runs, sum.Complete)
 		}
+	}
+}
+
+// TestCrashInReplayAndMinimize: the failing file of a crash replays to the
+// same panic violation, and minimizes like any other, keeping the oracle.
+func TestCrashInReplayAndMinimize(t *testing.T) {
+	sc := Standard(fgraph.Latest)
+	sum, err := Explore(sc, ExploreOptions{StopAtFirst: true, RunOptions: RunOptions{wrap: breakOnIRQ}})
+	if err != nil || sum.First == nil {
+		t.Fatalf("no crash: %v", err)
+	}
+	f := &File{Scenario: sc, Schedule: sum.First.Schedule, Expect: &Expect{Oracle: OraclePanic}}
+	g, err := ParseFile("crash.txt", f.Format())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Replay(g, RunOptions{Trace: true, wrap: breakOnIRQ})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCrash(t, res)
+	if !strings.Contains(strings.Join(res.Trace, "\n"), "VIOLATION panic: the code under test panicked") {
+		t.Error("the replay's trace does not show the crash")
+	}
+	small, st, err := Minimize(g, MinimizeOptions{run: RunOptions{wrap: breakOnIRQ}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Oracle != OraclePanic || small.Expect.Oracle != OraclePanic || st.After.Ops > st.Before.Ops {
+		t.Errorf("minimized to oracle %s, %d -> %d ops", st.Oracle, st.Before.Ops, st.After.Ops)
 	}
 }

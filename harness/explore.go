@@ -122,9 +122,6 @@ type ExploreOptions struct {
 	// Progress, if set, is updated as the exploration goes (read it from
 	// another goroutine to draw a progress display).
 	Progress *Progress
-	// wrap, if set (tests), wraps the chooser of every run, with the
-	// runner at hand (to break the code under test as a bad edit would).
-	wrap func(r *runner, ch Chooser) Chooser
 }
 
 // Progress is a live view of a running exploration, safe to read from
@@ -451,7 +448,7 @@ func (e *explorer) piece(i int) (*Summary, error) {
 		if opt.Stop != nil {
 			before = s.Coverage
 		}
-		res := r.run(wrapped(opt.wrap, r, d), ro)
+		res := r.run(d, ro)
 		if r.halted {
 			// Cut short by Stop: not counted (nor its coverage); the
 			// path, with the choice points this run reached, still
@@ -647,7 +644,7 @@ func Sample(sc *Scenario, seed uint64, n int64, mode string, opt ExploreOptions)
 			if opt.Stop != nil && opt.Stop.Load() {
 				break
 			}
-			res := r.run(wrapped(opt.wrap, r, ch), ro)
+			res := r.run(ch, ro)
 			if r.halted {
 				break // cut short by Stop: not counted
 			}

@@ -147,6 +147,9 @@ type RunOptions struct {
 	// pass their Stop: a signal stops a long run at once); such a run is
 	// not counted.
 	stop *atomic.Bool
+	// wrap, if set (tests), wraps the run's chooser, with the runner at
+	// hand (to break the code under test as a bad edit would).
+	wrap func(r *runner, ch Chooser) Chooser
 }
 
 // Violation is an oracle failure.
@@ -273,7 +276,7 @@ func (r *runner) reset() {
 
 func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 	r.reset()
-	r.ch, r.opt, r.cov = shielded{ch}, opt, opt.Coverage
+	r.ch, r.opt, r.cov = shielded{wrapped(opt.wrap, r, ch)}, opt, opt.Coverage
 	r.rep, _ = ch.(*replay)
 	r.res = &Result{}
 	if opt.Trace {

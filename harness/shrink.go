@@ -23,6 +23,8 @@ type MinimizeOptions struct {
 	// time budget sets it); the smallest file so far is returned, with
 	// MinimizeStats.Minimal false.
 	Stop *atomic.Bool
+	// run holds unexported test hooks for every replay (RunOptions.wrap).
+	run RunOptions
 	// MaxLiftOcc is the highest occurrence tried when a nested event is
 	// lifted to its parent's context (0 means 24).
 	MaxLiftOcc int
@@ -141,7 +143,9 @@ func Minimize(f *File, opt MinimizeOptions) (*File, MinimizeStats, error) {
 	if opt.Known != "" {
 		opt.Strict = false
 	}
-	res, err := Replay(f, RunOptions{Strict: opt.Strict})
+	ro := opt.run
+	ro.Strict = opt.Strict
+	res, err := Replay(f, ro)
 	if err != nil {
 		return nil, st, fmt.Errorf("minimize: %v", err)
 	}
@@ -243,7 +247,9 @@ func (m *minimizer) check(c *File) (*Result, *File, bool) {
 	if err != nil {
 		return nil, nil, false
 	}
-	res, err := Replay(g, RunOptions{Strict: m.opt.Strict})
+	ro := m.opt.run
+	ro.Strict = m.opt.Strict
+	res, err := Replay(g, ro)
 	if err != nil {
 		return nil, nil, false
 	}
