@@ -22,10 +22,13 @@ const exploreUsage = `fgcheck explore [--variant latest|v6.11|seed] [--scenario 
 
 Explores every schedule of the scenario within its bound and prints a
 summary. Exit 0: no violation (known findings allowed); 1: a violation
-(every failing schedule is saved under --out before anything else); 2:
-misuse, including a std exploration that completed without interrupting
-every required site. SIGINT or SIGTERM stops between two schedules, saves
-the --checkpoint and prints the partial totals (exit 130 or 143; a second
+(every failing schedule is saved under --out before anything else; a Go
+panic of the code under test or a run over its step budget is the panic
+oracle's); 2: misuse, found before any work, including a damaged or foreign
+--checkpoint and a std exploration that completed without interrupting
+every required site; 3: an internal error of fgcheck. SIGINT or SIGTERM
+stops at once (a schedule cut short is run again on resume), saves the
+--checkpoint and prints the partial totals (exit 130 or 143; a second
 signal quits at once). With --checkpoint, running the same command again
 resumes where the last one stopped and ends with the same totals as one
 uninterrupted run.`

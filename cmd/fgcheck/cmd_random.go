@@ -23,9 +23,9 @@ const randomUsage = `fgcheck random [--mode random|pct] [--seed S] [--runs N]
 Runs N seeded random (or PCT) schedules of the scenario within its bound.
 Worker w uses seed S+w, so a run is reproducible for a given --workers.
 Exit 0: no violation (known findings allowed); 1: a violation (every
-failing schedule is saved under --out); 2: misuse. SIGINT or SIGTERM
-stops between two schedules and prints the partial totals (exit 130 or
-143; a second signal quits at once).`
+failing schedule is saved under --out); 2: misuse; 3: an internal error of
+fgcheck. SIGINT or SIGTERM stops at once and prints the partial totals
+(exit 130 or 143; a second signal quits at once).`
 
 func runRandom(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("random", stderr, randomUsage)
