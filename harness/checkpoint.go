@@ -118,8 +118,8 @@ func (c *Checkpoint) Validate(sc *Scenario, opt ExploreOptions) error {
 	if c.Shard != opt.Shard || c.Shards != opt.Shards {
 		return fmt.Errorf("a checkpoint of shard %d/%d cannot resume shard %d/%d", c.Shard, c.Shards, opt.Shard, opt.Shards)
 	}
-	if n := len(c.Pieces); n == 0 || n > maxPieces || n > 1 && n%subShards != 0 {
-		return fmt.Errorf("%d pieces; Explore cuts a shard into 1 or workers*%d (at most %d)", n, subShards, maxPieces)
+	if n := len(c.Pieces); n == 0 || n > maxPieces || n > 1 && (n%subShards != 0 || n < 2*subShards) {
+		return fmt.Errorf("%d pieces; Explore cuts a shard into 1 (one worker) or workers*%d (at most %d)", n, subShards, maxPieces)
 	}
 	shards := max(opt.Shards, 1)
 	of := shards * len(c.Pieces)

@@ -122,6 +122,7 @@ func TestCheckpointHandEdits(t *testing.T) {
 		}},
 		{"no pieces", "0 pieces", func(c *Checkpoint) { c.Pieces = nil }},
 		{"pieces dropped", "3 pieces", func(c *Checkpoint) { c.Pieces = c.Pieces[:3] }},
+		{"half the pieces dropped", "16 pieces", func(c *Checkpoint) { c.Pieces = c.Pieces[:16] }},
 		{"other shard", "cannot resume shard", func(c *Checkpoint) { c.Shards = 4 }},
 		{"negative coverage", "coverage", func(c *Checkpoint) { c.Pieces[prog].Coverage.Commits[3] = -1 }},
 	}
