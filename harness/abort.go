@@ -152,7 +152,7 @@ func (r *runner) fatal(msg string) {
 			defer func() { recover() }() // no picture of a broken state
 			r.direct++
 			defer func() { r.direct-- }()
-			r.tracePicture(r.tr.events[len(r.tr.events)-1].Level, "at the violation")
+			r.tracePicture(r.tr.last().Level, "at the violation")
 		}()
 	}
 	panic(abortRun{})

@@ -114,3 +114,44 @@ func BenchmarkLongProgram(b *testing.B) {
 		})
 	}
 }
+
+// TestTraceKeepsHeadAndTail: past MaxTraceEvents a traced run keeps the
+// first half and the latest half of its events, in order, with a note of
+// how many it left out between them.
+func TestTraceKeepsHeadAndTail(t *testing.T) {
+	for _, n := range []int{10, MaxTraceEvents, MaxTraceEvents + 1, 3*MaxTraceEvents + 7} {
+		tr := &tracer{}
+		for i := 0; i < n; i++ {
+			tr.add(TraceEvent{Addr: i})
+			if tr.last().Addr != i {
+				t.Fatalf("n=%d: last() is event %d after adding %d", n, tr.last().Addr, i)
+			}
+		}
+		all := tr.all()
+		if n <= MaxTraceEvents {
+			if len(all) != n || all[n-1].Addr != n-1 {
+				t.Errorf("n=%d: kept %d events", n, len(all))
+			}
+			continue
+		}
+		head := MaxTraceEvents / 2
+		if len(all) != MaxTraceEvents+1 {
+			t.Fatalf("n=%d: kept %d events, want %d and the note", n, len(all), MaxTraceEvents)
+		}
+		want := fmt.Sprintf("... %d events left out", n-MaxTraceEvents)
+		if all[head].Kind != TraceNote || !strings.HasPrefix(all[head].Text, want) {
+			t.Errorf("n=%d: note %q, want %q", n, all[head].Text, want)
+		}
+		for i, e := range all {
+			w := i
+			if i == head {
+				continue
+			} else if i > head {
+				w = n - (MaxTraceEvents - head) + (i - head - 1)
+			}
+			if e.Addr != w {
+				t.Fatalf("n=%d: kept event %d is %d, want %d", n, i, e.Addr, w)
+			}
+		}
+	}
+}

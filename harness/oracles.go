@@ -49,7 +49,7 @@ func (r *runner) violate(oracle, msg string) {
 	r.res.Violations = append(r.res.Violations, v)
 	r.traceViolation(TraceViolation, "VIOLATION", v)
 	if r.tr != nil && !r.stopped {
-		r.tracePicture(r.tr.events[len(r.tr.events)-1].Level, "at the violation")
+		r.tracePicture(r.tr.last().Level, "at the violation")
 	}
 	if !r.opt.KeepGoing {
 		r.stopped = true

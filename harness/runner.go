@@ -291,8 +291,8 @@ func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 	r.res.Schedule = r.sched
 	r.res.Points = r.points
 	if r.tr != nil {
-		r.res.Events = r.tr.events
-		r.res.Trace = TraceText(r.tr.events)
+		r.res.Events = r.tr.all()
+		r.res.Trace = TraceText(r.res.Events)
 	}
 	return r.res
 }
