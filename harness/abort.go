@@ -44,8 +44,9 @@ const (
 	// stepsPerOp is the budget per operation a run can execute. The
 	// costliest run of std (every schedule, every variant) makes 635
 	// steps in all, peer-spin's 383, against budgets of 442,368 and
-	// 327,680; at the largest scenario the format allows, an endless loop
-	// is cut in about a second.
+	// 327,680 (a few milliseconds of work). The budget grows with the
+	// scenario (2.7e9 steps at every limit of limits.go), and a signal
+	// stops even such a run at once (RunOptions.stop).
 	stepsPerOp = 1 << 14
 	// stepsBase covers setup and the remote actions.
 	stepsBase = 1 << 16
