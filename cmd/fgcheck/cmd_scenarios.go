@@ -86,7 +86,7 @@ func runScenarios(args []string, stdout, stderr io.Writer) int {
 				if f, err = harness.ParseFile(path, data); err == nil {
 					about := ""
 					if len(f.Comments) > 0 {
-						about = strings.Clone(strings.TrimSpace(f.Comments[0])) // not the whole file it points into
+						about = strings.TrimSpace(f.Comments[0])
 					}
 					rows = append(rows, describe(f.Scenario, path, about, f.Expect, len(f.Schedule.Events)+len(f.Schedule.Orders)))
 					continue
