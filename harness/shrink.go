@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 )
 
 // MinimizeOptions configure Minimize. The zero value is valid.
@@ -19,10 +18,10 @@ type MinimizeOptions struct {
 	// MaxReplays bounds the candidate replays; 0 means no bound. When the
 	// bound stops the search, MinimizeStats.Minimal is false.
 	MaxReplays int
-	// Stop, if set, ends the search between two candidates once true (a
-	// time budget sets it); the smallest file so far is returned, with
-	// MinimizeStats.Minimal false.
-	Stop *atomic.Bool
+	// Stop, if set, is asked between two candidates; once it says true
+	// (a time budget ran out) the search ends and the smallest file so far
+	// is returned, with MinimizeStats.Minimal false.
+	Stop func() bool
 	// run holds unexported test hooks for every replay (RunOptions.wrap).
 	run RunOptions
 	// MaxLiftOcc is the highest occurrence tried when a nested event is
@@ -178,7 +177,7 @@ search:
 	for {
 		for _, pass := range passes {
 			for c := range pass(m.cur) {
-				if opt.MaxReplays > 0 && st.Replays >= opt.MaxReplays || opt.Stop != nil && opt.Stop.Load() {
+				if opt.MaxReplays > 0 && st.Replays >= opt.MaxReplays || opt.Stop != nil && opt.Stop() {
 					st.Minimal = false
 					break search
 				}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"sync/atomic"
 	"time"
 
 	"github.com/fgcheck/fgcheck/harness"
@@ -86,11 +85,13 @@ func runMinimize(args []string, stdout, stderr io.Writer) int {
 		return misuse(stderr, "minimize", "%v", err)
 	}
 	mo := harness.MinimizeOptions{Strict: *strict, Known: *known}
-	overtime := new(atomic.Bool)
+	overtime := false
 	if *budget > 0 {
-		mo.Stop = overtime
-		timer := time.AfterFunc(*budget, func() { overtime.Store(true) })
-		defer timer.Stop()
+		deadline := time.Now().Add(*budget)
+		mo.Stop = func() bool {
+			overtime = overtime || !time.Now().Before(deadline)
+			return overtime
+		}
 	}
 	small, st, err := harness.Minimize(f, mo)
 	if err != nil {
@@ -111,7 +112,7 @@ func runMinimize(args []string, stdout, stderr io.Writer) int {
 		"after:  " + st.After.String(),
 		fmt.Sprintf("search: %d candidates replayed, %d kept; 1-minimal: %s", st.Replays, st.Accepted, minimalWord(st.Minimal)),
 	}
-	if overtime.Load() && !st.Minimal {
+	if overtime && !st.Minimal {
 		small.Comments[len(small.Comments)-1] += fmt.Sprintf(" (--time %v reached)", *budget)
 	}
 	if f.Expect != nil && !f.Expect.Pass && f.Expect.Oracle != st.Oracle {
