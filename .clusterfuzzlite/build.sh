@@ -111,3 +111,7 @@ build_fuzzer ./fuzz FuzzEncoding fuzz_encoding
 extract_fuzzer ./harness FuzzParseFile internal/ossfuzz/harness_parsefile
 build_fuzzer ./internal/ossfuzz/harness_parsefile FuzzParseFile harness_parse_file
 seed_corpus harness_parse_file '[]byte' harness/testdata/format harness/testdata/format/noncanonical
+
+# harness/checkpoint_fuzz_test.go is package harness and uses no other
+# test file; its seeds are real checkpoints it makes with f.Add.
+build_fuzzer ./harness FuzzCheckpointFile harness_checkpoint_file

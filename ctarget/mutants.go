@@ -62,8 +62,10 @@ var Mutants = []Mutant{
 		{"__ftrace_return_to_handler", "current->curr_ret_stack = offset - FGRAPH_FRAME_OFFSET;", 1, "current->curr_ret_stack = offset;"}}},
 	{Name: "M-ret-barrier", Control: true, Desc: "drop the barrier() before lowering curr_ret_stack", Edits: []Edit{
 		{"__ftrace_return_to_handler", "barrier();", 1, ";"}}},
-	{Name: "C-crash", Desc: "push raises curr_ret_stack 2^28 words too far: the next reader faults", Edits: []Edit{
+	{Name: "C-crash", Desc: "push raises curr_ret_stack 2^28 words too far: the next reader's access is out of range (caught before it happens)", Edits: []Edit{
 		{"ftrace_push_return_trace", "WRITE_ONCE(current->curr_ret_stack, offset + 1);", 1, "WRITE_ONCE(current->curr_ret_stack, offset + (1 << 28));"}}},
+	{Name: "C-wild-call", Desc: "the entry loop calls through a corrupted function pointer: SIGSEGV in the compiled code", Edits: []Edit{
+		{"function_graph_enter", "gops->entryfunc(&trace, gops))", 1, "((trace_func_graph_ent_t)0x10)(&trace, gops))"}}},
 }
 
 // LookupMutant finds a C mutant by name.

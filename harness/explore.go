@@ -37,7 +37,7 @@ func (d *dfs) Choose(p *Point, opts []Option) int {
 	if d.pos < len(d.path) {
 		s := d.path[d.pos]
 		if s.n != n {
-			panic("harness: nondeterministic run: option count changed on replay of a prefix")
+			internalf("nondeterministic run: choice point %d offers %d options on replay of a prefix, %d before", d.pos, n, s.n)
 		}
 		d.pos++
 		if s.c != 0 {
@@ -244,7 +244,11 @@ type explorer struct {
 	mu   sync.Mutex // guards stop, cp and the OnViolation/Checkpoint calls
 	stop bool       // a violation with StopAtFirst
 	cp   *Checkpoint
-	runs atomic.Int64 // schedules counted, for MaxRuns
+	runs atomic.Int64 // schedules counted
+	// claimed counts the runs started that will be counted, for MaxRuns:
+	// a worker claims one before it runs it, so that two workers never
+	// both take the last.
+	claimed atomic.Int64
 }
 
 // Explore runs the exhaustive DFS over sc within sc.Bound and reports the
@@ -269,9 +273,8 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 		e.pieces = 1
 	}
 	if cp := opt.Resume; cp != nil {
-		if len(cp.Pieces) == 0 || cp.Shard != opt.Shard || cp.Shards != opt.Shards {
-			return nil, fmt.Errorf("harness: checkpoint of shard %d/%d with %d pieces cannot resume shard %d/%d",
-				cp.Shard, cp.Shards, len(cp.Pieces), opt.Shard, opt.Shards)
+		if err := cp.Validate(sc, opt); err != nil {
+			return nil, fmt.Errorf("harness: bad checkpoint: %v", err)
 		}
 		e.pieces = len(cp.Pieces)
 	}
@@ -302,10 +305,13 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 				if i >= e.pieces {
 					return
 				}
-				s, err := e.piece(i)
+				s, err := protect(func() (*Summary, error) { return e.piece(i) })
 				e.mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = err
+				}
+				if err != nil {
+					e.stop = true // the other workers stop too
 				}
 				if s != nil {
 					total.add(s)
@@ -339,7 +345,19 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 
 // maxed reports whether MaxRuns is reached.
 func (e *explorer) maxed() bool {
-	return e.opt.MaxRuns > 0 && e.runs.Load() >= e.opt.MaxRuns
+	return e.opt.MaxRuns > 0 && e.claimed.Load() >= e.opt.MaxRuns
+}
+
+// claim takes one of MaxRuns' runs; false when none is left.
+func (e *explorer) claim() bool {
+	if e.opt.MaxRuns <= 0 {
+		return true
+	}
+	if e.claimed.Add(1) > e.opt.MaxRuns {
+		e.claimed.Add(-1)
+		return false
+	}
+	return true
 }
 
 // resumed is the summary a piece holds in the Resume checkpoint (empty if
@@ -411,21 +429,36 @@ func (e *explorer) piece(i int) (*Summary, error) {
 		every = 10000
 	}
 	ro := opt.RunOptions
+	ro.stop = opt.Stop
 	for {
-		if opt.Stop != nil && opt.Stop.Load() || e.maxed() {
+		// The all-default run is the first of every piece; only shard 0
+		// counts it (and its coverage), so that the pieces partition the
+		// space exactly whatever their number.
+		uncounted := of > 1 && shard != 0 && len(d.path) == 0
+		if opt.Stop != nil && opt.Stop.Load() || !uncounted && !e.claim() || uncounted && e.maxed() {
 			s.Complete = false
 			save(false)
 			return s, nil
 		}
-		// The all-default run is the first of every piece; only shard 0
-		// counts it (and its coverage), so that the pieces partition the
-		// space exactly whatever their number.
 		ro.Coverage = &s.Coverage
-		if of > 1 && shard != 0 && len(d.path) == 0 {
+		if uncounted {
 			ro.Coverage = nil
 		}
+		var before Coverage
+		if opt.Stop != nil {
+			before = s.Coverage
+		}
 		res := r.run(d, ro)
-		counted := !(of > 1 && len(res.Schedule.Events)+len(res.Schedule.Orders) == 0 && shard != 0)
+		if r.halted {
+			// Cut short by Stop: not counted (nor its coverage); the
+			// path, with the choice points this run reached, still
+			// names it.
+			s.Coverage = before
+			s.Complete = false
+			save(false)
+			return s, nil
+		}
+		counted := !uncounted
 		if counted {
 			s.Runs++
 			e.count(1, 0)
@@ -581,77 +614,97 @@ func Sample(sc *Scenario, seed uint64, n int64, mode string, opt ExploreOptions)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	var stop bool
+	var firstErr error
+	// sample is worker w's share.
+	sample := func(w int) {
+		r, err := newRunner(sc)
+		if err != nil {
+			internalf("a scenario that validated has no runner: %v", err)
+		}
+		s := &Summary{}
+		ro := opt.RunOptions
+		ro.Coverage = &s.Coverage
+		ro.stop = opt.Stop
+		var ch Chooser
+		var pc *PCTChooser
+		k := sc.Bound.K + sc.Bound.E
+		if k < 1 {
+			k = 1
+		}
+		if mode == "pct" {
+			pc = NewPCT(seed+uint64(w), pts, k)
+			ch = pc
+		} else {
+			ch = NewRandom(seed+uint64(w), float64(k)/float64(pts))
+		}
+		for i := int64(w); i < n; i += int64(workers) {
+			if pc != nil {
+				pc.Reset()
+			}
+			if opt.Stop != nil && opt.Stop.Load() {
+				break
+			}
+			res := r.run(ch, ro)
+			if r.halted {
+				break // cut short by Stop: not counted
+			}
+			s.Runs++
+			res.Run = i + 1
+			if pr := opt.Progress; pr != nil {
+				pr.Runs.Add(1)
+				if res.Failed() {
+					pr.Violations.Add(1)
+				}
+			}
+			for _, k := range res.Known {
+				if s.Known == nil {
+					s.Known = map[string]int64{}
+				}
+				s.Known[k.Known]++
+			}
+			if res.Failed() {
+				s.Violations++
+				mu.Lock()
+				if opt.OnViolation != nil {
+					opt.OnViolation(res)
+				}
+				if opt.StopAtFirst {
+					stop = true
+				}
+				mu.Unlock()
+				if s.First == nil {
+					s.First = res
+				}
+			}
+			if opt.StopAtFirst {
+				mu.Lock()
+				st := stop
+				mu.Unlock()
+				if st {
+					break
+				}
+			}
+		}
+		mu.Lock()
+		total.add(s)
+		mu.Unlock()
+	}
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			r, _ := newRunner(sc)
-			s := &Summary{}
-			ro := opt.RunOptions
-			ro.Coverage = &s.Coverage
-			var ch Chooser
-			var pc *PCTChooser
-			k := sc.Bound.K + sc.Bound.E
-			if k < 1 {
-				k = 1
+			_, err := protect(func() (*Summary, error) { sample(w); return nil, nil })
+			if err != nil {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = err
+				}
+				stop = true
+				mu.Unlock()
 			}
-			if mode == "pct" {
-				pc = NewPCT(seed+uint64(w), pts, k)
-				ch = pc
-			} else {
-				ch = NewRandom(seed+uint64(w), float64(k)/float64(pts))
-			}
-			for i := int64(w); i < n; i += int64(workers) {
-				if pc != nil {
-					pc.Reset()
-				}
-				if opt.Stop != nil && opt.Stop.Load() {
-					break
-				}
-				res := r.run(ch, ro)
-				s.Runs++
-				res.Run = i + 1
-				if pr := opt.Progress; pr != nil {
-					pr.Runs.Add(1)
-					if res.Failed() {
-						pr.Violations.Add(1)
-					}
-				}
-				for _, k := range res.Known {
-					if s.Known == nil {
-						s.Known = map[string]int64{}
-					}
-					s.Known[k.Known]++
-				}
-				if res.Failed() {
-					s.Violations++
-					mu.Lock()
-					if opt.OnViolation != nil {
-						opt.OnViolation(res)
-					}
-					if opt.StopAtFirst {
-						stop = true
-					}
-					mu.Unlock()
-					if s.First == nil {
-						s.First = res
-					}
-				}
-				if opt.StopAtFirst {
-					mu.Lock()
-					st := stop
-					mu.Unlock()
-					if st {
-						break
-					}
-				}
-			}
-			mu.Lock()
-			total.add(s)
-			mu.Unlock()
 		}(w)
 	}
 	wg.Wait()
 	total.Complete = false
-	return total, nil
+	return total, firstErr
 }

@@ -78,6 +78,9 @@ var (
 // may appear anywhere: all are kept, in order, in File.Comments, and Format
 // prints them after the version line.
 func ParseFile(name string, data []byte) (*File, error) {
+	if len(data) > MaxFileBytes {
+		return nil, sizeError(name)
+	}
 	p := &parser{
 		name:    name,
 		f:       &File{Scenario: &Scenario{}},
@@ -88,7 +91,29 @@ func ParseFile(name string, data []byte) (*File, error) {
 	if err := p.parse(string(data)); err != nil {
 		return nil, err
 	}
+	p.f.detach()
 	return p.f, nil
+}
+
+// detach copies the strings a parsed file keeps out of the file's text, so
+// that a kept file does not keep the whole text alive (fgcheck scenarios
+// over 200 files of 1 MB held 390 MB through the names alone).
+func (f *File) detach() {
+	for i, c := range f.Comments {
+		f.Comments[i] = strings.Clone(c)
+	}
+	if sc := f.Scenario; sc != nil {
+		sc.Name = strings.Clone(sc.Name)
+		for i := range sc.Users {
+			sc.Users[i].Name = strings.Clone(sc.Users[i].Name)
+		}
+	}
+	for i := range f.Schedule.Events {
+		f.Schedule.Events[i].In = strings.Clone(f.Schedule.Events[i].In)
+	}
+	if f.Expect != nil {
+		f.Expect.Oracle = strings.Clone(f.Expect.Oracle)
+	}
 }
 
 // token is one word of a line and its 1-based byte column.
@@ -137,7 +162,7 @@ type parser struct {
 }
 
 func (p *parser) errAt(line, col int, format string, args ...any) error {
-	return &FormatError{File: p.name, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
+	return &FormatError{File: p.name, Line: line, Col: col, Msg: fmt.Sprintf(format, shortQuotes(format, args)...)}
 }
 
 func (p *parser) errf(col int, format string, args ...any) error {
@@ -148,6 +173,9 @@ func (p *parser) parse(text string) error {
 	lines := strings.Split(text, "\n")
 	for i, raw := range lines {
 		p.line = i + 1
+		if len(raw) > MaxLineBytes {
+			return p.errf(MaxLineBytes+1, "line longer than %d bytes (harness.MaxLineBytes)", MaxLineBytes)
+		}
 		raw = strings.TrimSuffix(raw, "\r")
 		body := strings.TrimLeft(raw, " \t")
 		if strings.TrimRight(body, " \t\r") == "" {
@@ -350,6 +378,9 @@ func (p *parser) scenarioLine(toks []token) error {
 	case "setup":
 		p.setup, p.setupAt = args, p.line
 	case "task":
+		if len(p.taskLine) == MaxTasks {
+			return p.errf(d.col, "too many tasks: at most %d", MaxTasks)
+		}
 		p.taskLine = append(p.taskLine, p.line)
 		sc.Tasks = append(sc.Tasks, nil)
 		i := len(sc.Tasks) - 1
@@ -517,6 +548,9 @@ func (p *parser) user(d token, args []token) error {
 	if i, dup := p.users[name.text]; dup {
 		return p.errf(name.col, "duplicate user %q (first at line %d)", name.text, p.userLine[i])
 	}
+	if len(sc.Users) == fgraph.MaxOps {
+		return p.errf(d.col, "too many users: at most %d", fgraph.MaxOps)
+	}
 	kv, err := p.keys(d, args[1:], "filter", "accept", "data", "callin", "reject")
 	if err != nil {
 		return err
@@ -614,6 +648,9 @@ func (p *parser) ops(s string, col int) ([]Op, []int, error) {
 		col += len(item) + 1
 		if len(words) == 0 {
 			return nil, nil, p.errf(itemCol, "empty op")
+		}
+		if len(ops) == MaxProgramOps {
+			return nil, nil, p.errf(itemCol, "program of more than %d ops (harness.MaxProgramOps)", MaxProgramOps)
 		}
 		w := words[0]
 		var op Op
@@ -791,6 +828,9 @@ func (p *parser) event(toks []token) error {
 		return err
 	}
 	d := toks[0]
+	if len(p.evKind) == MaxEventLines {
+		return p.errf(d.col, "more than %d event lines (harness.MaxEventLines)", MaxEventLines)
+	}
 	kind := EventKind(indexOf(eventNames[:], d.text))
 	allowed := []string{"id", "in", "at"}
 	if kind == EvRemote {

@@ -49,10 +49,11 @@ func (r *runner) violate(oracle, msg string) {
 	r.res.Violations = append(r.res.Violations, v)
 	r.traceViolation(TraceViolation, "VIOLATION", v)
 	if r.tr != nil && !r.stopped {
-		r.tracePicture(r.tr.events[len(r.tr.events)-1].Level, "at the violation")
+		r.tracePicture(r.tr.last().Level, "at the violation")
 	}
 	if !r.opt.KeepGoing {
 		r.stopped = true
+		r.stopRun() // nothing more of the code under test runs (abort.go)
 	}
 }
 

@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/fgcheck/fgcheck/fgraph"
 	"github.com/fgcheck/fgcheck/model"
@@ -130,6 +131,10 @@ type runner struct {
 	// commits where the code makes it, in the compiler's order.
 	compiled bool
 	cov      *Coverage
+	// steps counts this run's shared accesses against budget; halted: the
+	// run was cut short by RunOptions.stop, it has no verdict (abort.go).
+	steps, budget int64
+	halted        bool
 }
 
 // RunOptions tune one run.
@@ -156,6 +161,13 @@ type RunOptions struct {
 	// every run and after every non-default choice: a compiled target
 	// keeps it to write if the code crashes before the run ends.
 	OnChoice func(Schedule)
+	// stop, if set, cuts the run short once true (explore and sample
+	// pass their Stop: a signal stops a long run at once); such a run is
+	// not counted.
+	stop *atomic.Bool
+	// wrap, if set (tests), wraps the run's chooser, with the runner at
+	// hand (to break the code under test as a bad edit would).
+	wrap func(r *runner, ch Chooser) Chooser
 }
 
 // Violation is an oracle failure.
@@ -233,7 +245,7 @@ func newRunner(sc *Scenario) (*runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{sc: sc, cfg: cfg, m: m}
+	r := &runner{sc: sc, cfg: cfg, m: m, budget: StepBudget(sc)}
 	r.mcfg = model.Config{
 		F: cfg.FrameWords, StackWords: cfg.StackWords, TaskVars: cfg.TaskVarBase() >= 0,
 		Bit0: !cfg.NoBit0 || cfg.Mutants.Has(fgraph.MF1Bit0), GenCounter: cfg.GenCounter,
@@ -284,11 +296,12 @@ func (r *runner) reset() {
 	r.aliasDep, r.stopped, r.clobbered, r.remoteCtx = false, false, false, nil
 	r.logSeen, r.warnSeen = 0, 0
 	r.ver, r.checked = 1, 0
+	r.steps, r.halted = 0, false
 }
 
 func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 	r.reset()
-	r.ch, r.opt, r.cov = ch, opt, opt.Coverage
+	r.ch, r.opt, r.cov = shielded{wrapped(opt.wrap, r, ch)}, opt, opt.Coverage
 	r.rep, _ = ch.(*replay)
 	r.res = &Result{}
 	r.compiled = r.sc.Target != nil || opt.InOrder
@@ -299,6 +312,21 @@ func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 	}
 	m := r.m
 	m.SetHooks(r)
+	r.guard(r.execute)
+	m.SetHooks(nil)
+	r.res.Schedule = r.sched
+	r.res.Points = r.points
+	if r.tr != nil {
+		r.res.Events = r.tr.all()
+		r.res.Trace = TraceText(r.res.Events)
+	}
+	return r.res
+}
+
+// execute is the part of a run that executes the code under test: setup,
+// the task programs, and the quiescent points around them.
+func (r *runner) execute() {
+	m := r.m
 	// Setup: register the initial users, on another CPU, before the run.
 	r.direct++
 	for _, u := range r.sc.Setup {
@@ -314,20 +342,12 @@ func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 	if r.tr != nil {
 		r.tracef(nil, TraceNote, "setup: %d users registered", len(r.sc.Setup))
 	}
-	if opt.OnChoice != nil {
-		opt.OnChoice(r.sched)
+	if r.opt.OnChoice != nil {
+		r.opt.OnChoice(r.sched)
 	}
 	r.quiescent()
 	r.runTasks()
 	r.quiescent()
-	m.SetHooks(nil)
-	r.res.Schedule = r.sched
-	r.res.Points = r.points
-	if r.tr != nil {
-		r.res.Events = r.tr.events
-		r.res.Trace = TraceText(r.tr.events)
-	}
-	return r.res
 }
 
 // runTasks runs the task programs: task 0 first; a sleeping task yields the
@@ -621,6 +641,7 @@ func (r *runner) top() *ctx { return r.ctxs[len(r.ctxs)-1] }
 // Load is a yield point (before the load), then the load: the context's
 // own buffered store to a forwards, else memory.
 func (r *runner) Load(s fgraph.Site, a fgraph.Addr, k fgraph.Kind) fgraph.Word {
+	r.step()
 	if r.direct > 0 || len(r.ctxs) == 0 {
 		return r.m.Mem[a]
 	}
@@ -643,6 +664,7 @@ func (r *runner) Reread(s fgraph.Site, a fgraph.Addr, prev fgraph.Word) fgraph.W
 
 // Store buffers the store in the context's region.
 func (r *runner) Store(s fgraph.Site, a fgraph.Addr, v fgraph.Word, k fgraph.Kind) {
+	r.step()
 	if r.direct > 0 || len(r.ctxs) == 0 {
 		r.m.Poke(a, v)
 		r.ver++
@@ -663,6 +685,7 @@ func (r *runner) Store(s fgraph.Site, a fgraph.Addr, v fgraph.Word, k fgraph.Kin
 
 // AtomicAdd is an indivisible read-modify-write on memory.
 func (r *runner) AtomicAdd(s fgraph.Site, a fgraph.Addr, d int64) fgraph.Word {
+	r.step()
 	if r.direct > 0 || len(r.ctxs) == 0 {
 		r.m.Mem[a] += fgraph.Word(d)
 		r.ver++

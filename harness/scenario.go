@@ -276,7 +276,11 @@ func (s *Scenario) Validate() error {
 
 // checkProgram checks calls and returns balance: an interrupt must return
 // from everything it calls; a task may end with open calls only if it exits.
+// It also checks the size limits of limits.go.
 func checkProgram(p []Op, task bool) error {
+	if len(p) > MaxProgramOps {
+		return fmt.Errorf("%d ops, at most %d (harness.MaxProgramOps)", len(p), MaxProgramOps)
+	}
 	depth := 0
 	for i, op := range p {
 		switch op.Kind {
@@ -285,6 +289,9 @@ func checkProgram(p []Op, task bool) error {
 				return fmt.Errorf("op %d: function %d out of range 1..65519", i+1, op.Func)
 			}
 			depth++
+			if depth > MaxCallDepth {
+				return fmt.Errorf("op %d: more than %d open calls (harness.MaxCallDepth)", i+1, MaxCallDepth)
+			}
 		case OpTail:
 			if depth == 0 {
 				return fmt.Errorf("op %d: tail call outside a function", i+1)

@@ -18,6 +18,12 @@ type MinimizeOptions struct {
 	// MaxReplays bounds the candidate replays; 0 means no bound. When the
 	// bound stops the search, MinimizeStats.Minimal is false.
 	MaxReplays int
+	// Stop, if set, is asked between two candidates; once it says true
+	// (a time budget ran out) the search ends and the smallest file so far
+	// is returned, with MinimizeStats.Minimal false.
+	Stop func() bool
+	// run holds unexported test hooks for every replay (RunOptions.wrap).
+	run RunOptions
 	// MaxLiftOcc is the highest occurrence tried when a nested event is
 	// lifted to its parent's context (0 means 24).
 	MaxLiftOcc int
@@ -136,7 +142,9 @@ func Minimize(f *File, opt MinimizeOptions) (*File, MinimizeStats, error) {
 	if opt.Known != "" {
 		opt.Strict = false
 	}
-	res, err := Replay(f, RunOptions{Strict: opt.Strict})
+	ro := opt.run
+	ro.Strict = opt.Strict
+	res, err := Replay(f, ro)
 	if err != nil {
 		return nil, st, fmt.Errorf("minimize: %v", err)
 	}
@@ -169,7 +177,7 @@ search:
 	for {
 		for _, pass := range passes {
 			for c := range pass(m.cur) {
-				if opt.MaxReplays > 0 && st.Replays >= opt.MaxReplays {
+				if opt.MaxReplays > 0 && st.Replays >= opt.MaxReplays || opt.Stop != nil && opt.Stop() {
 					st.Minimal = false
 					break search
 				}
@@ -238,7 +246,9 @@ func (m *minimizer) check(c *File) (*Result, *File, bool) {
 	if err != nil {
 		return nil, nil, false
 	}
-	res, err := Replay(g, RunOptions{Strict: m.opt.Strict})
+	ro := m.opt.run
+	ro.Strict = m.opt.Strict
+	res, err := Replay(g, ro)
 	if err != nil {
 		return nil, nil, false
 	}

@@ -95,13 +95,55 @@ func TraceText(events []TraceEvent) []string {
 	return out
 }
 
+// MaxTraceEvents caps the events a traced run keeps: the first half, and
+// the latest half in a ring, with a note between saying how many were left
+// out. The run of a program of MaxProgramOps interrupted 16 times makes
+// about a million; kept whole they took 0.8 GB (3.8 GB for the page).
+const MaxTraceEvents = 1 << 17
+
 // tracer collects the events of a traced run.
 type tracer struct {
-	events []TraceEvent
-	prev   [][]fgraph.Word // by task: the stack words at its latest picture
+	events  []TraceEvent    // the head, then (once full) the ring
+	ring    int             // the ring's oldest slot, once full
+	dropped int64           // events overwritten in the ring
+	prev    [][]fgraph.Word // by task: the stack words at its latest picture
 }
 
-func (t *tracer) add(e TraceEvent) { t.events = append(t.events, e) }
+// add keeps e and returns where it is kept (until the next add).
+func (t *tracer) add(e TraceEvent) *TraceEvent {
+	if len(t.events) < MaxTraceEvents {
+		t.events = append(t.events, e)
+		return &t.events[len(t.events)-1]
+	}
+	head := MaxTraceEvents / 2
+	i := head + t.ring
+	t.events[i] = e
+	t.ring = (t.ring + 1) % (MaxTraceEvents - head)
+	t.dropped++
+	return &t.events[i]
+}
+
+// last is the event added last.
+func (t *tracer) last() *TraceEvent {
+	if t.dropped == 0 {
+		return &t.events[len(t.events)-1]
+	}
+	head := MaxTraceEvents / 2
+	return &t.events[head+(t.ring+MaxTraceEvents-head-1)%(MaxTraceEvents-head)]
+}
+
+// all is the kept events in order, with the note where some were left out.
+func (t *tracer) all() []TraceEvent {
+	if t.dropped == 0 {
+		return t.events
+	}
+	head := MaxTraceEvents / 2
+	out := make([]TraceEvent, 0, MaxTraceEvents+1)
+	out = append(out, t.events[:head]...)
+	out = append(out, TraceEvent{Kind: TraceNote, Text: fmt.Sprintf("... %d events left out: a traced run keeps the first %d and the last %d (harness.MaxTraceEvents)", t.dropped, head, MaxTraceEvents-head)})
+	out = append(out, t.events[head+t.ring:]...)
+	return append(out, t.events[head:head+t.ring]...)
+}
 
 // ctxKind is the CtxKind of a context.
 func ctxKind(c *ctx) string {
@@ -124,8 +166,7 @@ func (r *runner) trace(c *ctx, k TraceKind, text string) *TraceEvent {
 	if c != nil {
 		e.Level, e.Ctx, e.CtxKind = c.level, c.name, ctxKind(c)
 	}
-	r.tr.add(e)
-	return &r.tr.events[len(r.tr.events)-1]
+	return r.tr.add(e)
 }
 
 // tracef records an event of context c with a formatted text.

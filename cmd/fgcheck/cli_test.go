@@ -128,7 +128,7 @@ func TestVersionJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &v); err != nil || code != exitClean {
 		t.Fatalf("version --json: exit %d, %v\n%s", code, err, out)
 	}
-	if v["tool"] != version || v["schedule_format"] != "v1" || v["checkpoint_format"] != checkpointFormat {
+	if v["tool"] != version || v["schedule_format"] != "v1" || v["checkpoint_format"] != harness.CheckpointFormat {
 		t.Errorf("version --json = %v", v)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"sync/atomic"
 	"time"
 
@@ -21,10 +22,13 @@ const exploreUsage = `fgcheck explore [--variant latest|v6.11|seed] [--scenario 
 
 Explores every schedule of the scenario within its bound and prints a
 summary. Exit 0: no violation (known findings allowed); 1: a violation
-(every failing schedule is saved under --out before anything else); 2:
-misuse, including a std exploration that completed without interrupting
-every required site. SIGINT or SIGTERM stops between two schedules, saves
-the --checkpoint and prints the partial totals (exit 130 or 143; a second
+(every failing schedule is saved under --out before anything else; a Go
+panic of the code under test or a run over its step budget is the panic
+oracle's); 2: misuse, found before any work, including a damaged or foreign
+--checkpoint and a std exploration that completed without interrupting
+every required site; 3: an internal error of fgcheck. SIGINT or SIGTERM
+stops at once (a schedule cut short is run again on resume), saves the
+--checkpoint and prints the partial totals (exit 130 or 143; a second
 signal quits at once). With --checkpoint, running the same command again
 resumes where the last one stopped and ends with the same totals as one
 uninterrupted run.`
@@ -69,9 +73,15 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 
 	argv := append([]string{"explore"}, args...)
 	var cf *checkpointFile
+	if given(fs)["checkpoint"] {
+		if err := checkOutFile("--checkpoint", *ckpt); err != nil {
+			return misuse(stderr, "explore", "%v", err)
+		}
+		cleanStaleTemps(filepath.Dir(*ckpt), filepath.Base(*ckpt))
+	}
 	if *ckpt != "" {
 		text := scenarioText(sc)
-		want := &checkpointFile{Format: checkpointFormat, Tool: version, Scenario: text, Strict: hf.strict,
+		want := &checkpointFile{Tool: version, Scenario: text, Strict: hf.strict,
 			Command: commandLine(argv), Fingerprint: fingerprint(text, hf.strict, si, sn)}
 		old, err := loadCheckpoint(*ckpt, want)
 		if err != nil {
@@ -92,7 +102,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	if sn > 0 {
 		engine += fmt.Sprintf(", shard %d/%d", si, sn)
 	}
-	h := &hunt{cmd: "explore", argv: argv, engine: engine, sc: sc,
+	h := &hunt{cmd: "explore", found: storyCommand("explore", fs), engine: engine, kind: "exhaustive DFS", sc: sc,
 		strict: hf.strict, out: hf.out, maxFiles: hf.maxFiles, stderr: stderr, start: time.Now()}
 	o := &outcome{cmd: "explore", sc: sc, h: h, workers: workers, engine: engine,
 		std: sf.scenario == "std", sharded: sn > 1, coverage: hf.coverage, resumed: -1}
@@ -113,18 +123,22 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	var saveErr error
 	if cf != nil {
 		if cf.State != nil {
+			if err := cf.State.Validate(sc, opt); err != nil {
+				return misuse(stderr, "explore", "--checkpoint %s: %v (the file is left as it is)", *ckpt, err)
+			}
 			opt.Resume = cf.State
 			o.resumed, o.earlier = cf.State.Runs(), cf.Seconds
-			h.failing = cf.Failing
+			h.failing, h.earlier = cf.Failing, cf.Failing
 		}
 		opt.CheckpointEvery = *every
 		legStart := time.Now()
 		earlier := cf.Seconds
 		opt.Checkpoint = func(c *harness.Checkpoint) {
-			// Failing schedules are numbered on from those the state has
-			// counted: a resumed run re-finds any found after it.
+			// Failing schedules are counted on from those the state has
+			// counted: a resumed run re-finds any found after it (and
+			// writes them under the same names).
 			cf.State, cf.Failing, cf.Seconds = c, c.Violations(), earlier+time.Since(legStart).Seconds()
-			if err := cf.save(*ckpt); err != nil && saveErr == nil {
+			if err := saveCheckpoint(cf, *ckpt); err != nil && saveErr == nil {
 				saveErr = err
 				fmt.Fprintf(stderr, "fgcheck explore: cannot save the checkpoint: %v\n", err)
 			}
@@ -138,7 +152,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	o.seconds = time.Since(start).Seconds()
 	engineDone()
 	if err != nil {
-		return misuse(stderr, "explore", "%v", err)
+		return engineFailed(stderr, "explore", err)
 	}
 	o.sum = sum
 	o.stopped = o.stopReason(*maxRuns)

@@ -44,7 +44,7 @@ func runFmt(args []string, stdout, stderr io.Writer) int {
 			r.Error, code = msg, exitMisuse
 			report = append(report, r)
 		}
-		data, err := os.ReadFile(path)
+		data, err := harness.ReadInput(path)
 		if err != nil {
 			fail(fmt.Sprintf("fgcheck fmt: %v", err))
 			continue

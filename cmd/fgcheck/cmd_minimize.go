@@ -3,7 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
+	"path/filepath"
+	"time"
 
 	"github.com/fgcheck/fgcheck/harness"
 )
@@ -16,7 +17,7 @@ func init() {
 	})
 }
 
-const minimizeUsage = `fgcheck minimize FILE [-o OUT] [--strict] [--known NAME] [--json]
+const minimizeUsage = `fgcheck minimize FILE [-o OUT] [--strict] [--known NAME] [--time DURATION] [--json]
 
 Replays FILE, takes the oracle of its first violation as the target, and
 shrinks the file (harness.Minimize): fewer events, shallower nesting, fewer
@@ -29,6 +30,9 @@ It is written atomically to OUT, or to stdout without -o.
 --strict minimizes a known kernel finding as a violation (allowances off).
 --known NAME minimizes a run in which the named known finding shows, alone,
 in a non-strict replay.
+
+--time DURATION stops the search after that long and writes the smallest
+file found so far (its story says it is not 1-minimal).
 
 --json prints one object (the sizes before and after, the search, and the
 minimized file's text unless -o wrote it) instead of the file.
@@ -44,6 +48,7 @@ func runMinimize(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print a JSON report instead of the minimized file")
 	var kf kernelFlags
 	kf.register(fs)
+	budget := fs.Duration("time", 0, "time budget: stop the search after `DURATION` and write the smallest file so far (not 1-minimal; 0: none)")
 	pos, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -63,8 +68,17 @@ func runMinimize(args []string, stdout, stderr io.Writer) int {
 			return misuse(stderr, "minimize", "--known and --strict exclude each other")
 		}
 	}
+	if *budget < 0 {
+		return misuse(stderr, "minimize", "--time %v: want 0 (none) or more", *budget)
+	}
+	if given(fs)["o"] {
+		if err := checkOutFile("-o", *out); err != nil {
+			return misuse(stderr, "minimize", "%v", err)
+		}
+		cleanStaleTemps(filepath.Dir(*out), filepath.Base(*out))
+	}
 	path := pos[0]
-	data, err := os.ReadFile(path)
+	data, err := harness.ReadInput(path)
 	if err != nil {
 		return misuse(stderr, "minimize", "%v", err)
 	}
@@ -75,7 +89,16 @@ func runMinimize(args []string, stdout, stderr io.Writer) int {
 	if err := kf.attach(f.Scenario); err != nil {
 		return misuse(stderr, "minimize", "%v", err)
 	}
-	small, st, err := harness.Minimize(f, harness.MinimizeOptions{Strict: *strict, Known: *known})
+	mo := harness.MinimizeOptions{Strict: *strict, Known: *known}
+	overtime := false
+	if *budget > 0 {
+		deadline := time.Now().Add(*budget)
+		mo.Stop = func() bool {
+			overtime = overtime || !time.Now().Before(deadline)
+			return overtime
+		}
+	}
+	small, st, err := harness.Minimize(f, mo)
 	if err != nil {
 		// harness.ErrNoViolation: the file does not fail (or not alone).
 		return misuse(stderr, "minimize", "%s: %v", path, err)
@@ -93,6 +116,9 @@ func runMinimize(args []string, stdout, stderr io.Writer) int {
 		"before: " + st.Before.String(),
 		"after:  " + st.After.String(),
 		fmt.Sprintf("search: %d candidates replayed, %d kept; 1-minimal: %s", st.Replays, st.Accepted, minimalWord(st.Minimal)),
+	}
+	if overtime && !st.Minimal {
+		small.Comments[len(small.Comments)-1] += fmt.Sprintf(" (--time %v reached)", *budget)
 	}
 	if f.Expect != nil && !f.Expect.Pass && f.Expect.Oracle != st.Oracle {
 		fmt.Fprintf(stderr, "fgcheck minimize: note: %s expected a %s violation; its replay fails with %s, which is kept\n", path, f.Expect.Oracle, st.Oracle)

@@ -76,6 +76,12 @@ func runMutants(args []string, stdout, stderr io.Writer) int {
 	if *workers < 0 {
 		return misuse(stderr, "mutants", "--workers %d: want 0 or more", *workers)
 	}
+	if given(fs)["out"] {
+		if err := checkOutDir("--out", *out); err != nil {
+			return misuse(stderr, "mutants", "%v", err)
+		}
+		cleanStaleTemps(*out, "")
+	}
 	opt := mutants.Options{Variant: v, Workers: *workers, Order: ord}
 	if *kernel != "" {
 		dir := *kernel

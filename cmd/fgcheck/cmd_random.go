@@ -23,9 +23,9 @@ const randomUsage = `fgcheck random [--mode random|pct] [--seed S] [--runs N]
 Runs N seeded random (or PCT) schedules of the scenario within its bound.
 Worker w uses seed S+w, so a run is reproducible for a given --workers.
 Exit 0: no violation (known findings allowed); 1: a violation (every
-failing schedule is saved under --out); 2: misuse. SIGINT or SIGTERM
-stops between two schedules and prints the partial totals (exit 130 or
-143; a second signal quits at once).`
+failing schedule is saved under --out); 2: misuse; 3: an internal error of
+fgcheck. SIGINT or SIGTERM stops at once and prints the partial totals
+(exit 130 or 143; a second signal quits at once).`
 
 func runRandom(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("random", stderr, randomUsage)
@@ -69,7 +69,11 @@ func runRandom(args []string, stdout, stderr io.Writer) int {
 	if workers > 1 {
 		engine += fmt.Sprintf(" (worker w: seed+w, %d workers)", workers)
 	}
-	h := &hunt{cmd: "random", argv: append([]string{"random"}, args...), engine: engine, sc: sc,
+	kind := "random"
+	if *mode == "pct" {
+		kind = "PCT"
+	}
+	h := &hunt{cmd: "random", found: storyCommand("random", fs), engine: engine, kind: kind, sc: sc,
 		strict: hf.strict, out: hf.out, maxFiles: hf.maxFiles, stderr: stderr, start: time.Now()}
 	o := &outcome{cmd: "random", sc: sc, h: h, workers: workers, engine: engine, coverage: hf.coverage, resumed: -1}
 	halt := new(atomic.Bool)
@@ -89,7 +93,7 @@ func runRandom(args []string, stdout, stderr io.Writer) int {
 	o.seconds = time.Since(start).Seconds()
 	engineDone()
 	if err != nil {
-		return misuse(stderr, "random", "%v", err)
+		return engineFailed(stderr, "random", err)
 	}
 	o.sum = sum
 	if sum.Runs < *runs {

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/fgcheck/fgcheck/harness"
@@ -53,7 +53,13 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	if *htmlMax <= 0 {
 		return misuse(stderr, "replay", "--html-max-bytes must be positive, got %d", *htmlMax)
 	}
-	data, err := os.ReadFile(path)
+	if given(fs)["html"] {
+		if err := checkOutFile("--html", *htmlOut); err != nil {
+			return misuse(stderr, "replay", "%v", err)
+		}
+		cleanStaleTemps(filepath.Dir(*htmlOut), filepath.Base(*htmlOut))
+	}
+	data, err := harness.ReadInput(path)
 	if err != nil {
 		return misuse(stderr, "replay", "%v", err)
 	}
@@ -150,7 +156,26 @@ func (v verdict) writeText(w io.Writer, res *harness.Result, trace bool) {
 			got = "violation " + res.Violations[0].Oracle
 		}
 		fmt.Fprintf(w, "expect %s: MISMATCH, got %s\n", v.expect, got)
+		if h := mismatchHint(v, res); h != "" {
+			fmt.Fprintf(w, "hint: %s\n", h)
+		}
 	}
+}
+
+// mismatchHint explains the usual mismatch of a kernel-finding file
+// replayed without --strict: the violation it expects is excused as the
+// known finding it is.
+func mismatchHint(v verdict, res *harness.Result) string {
+	if res.Failed() || !strings.HasPrefix(v.expect, "violation ") {
+		return ""
+	}
+	oracle := strings.TrimPrefix(v.expect, "violation ")
+	for _, k := range res.Known {
+		if k.Oracle == oracle {
+			return fmt.Sprintf("the %s violation is the known kernel finding %s, excused without --strict: replay with --strict to see it as a violation", oracle, k.Known)
+		}
+	}
+	return ""
 }
 
 // jsonReplay is replay's --json output.

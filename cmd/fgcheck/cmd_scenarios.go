@@ -80,7 +80,7 @@ func runScenarios(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		for _, path := range files {
-			data, err := os.ReadFile(path)
+			data, err := harness.ReadInput(path)
 			if err == nil {
 				var f *harness.File
 				if f, err = harness.ParseFile(path, data); err == nil {

@@ -42,7 +42,7 @@ func init() {
 }
 
 func runVersion(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("version", stderr, "fgcheck version [--json]\n\nPrints the tool version, the schedule format version, and the Go version\nand platform.")
+	fs := newFlagSet("version", stderr, "fgcheck version [--json]\n\nPrints the tool version, the schedule and checkpoint format versions, and\nthe Go version and platform.")
 	asJSON := fs.Bool("json", false, "print the versions as one JSON object")
 	pos, code, ok := parseArgs(fs, args)
 	if !ok {
@@ -57,11 +57,23 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 	}
 	if *asJSON {
 		writeJSON(stdout, map[string]string{"tool": version, "module": strings.TrimPrefix(mod, " module "),
-			"schedule_format": "v1", "checkpoint_format": checkpointFormat, "go": runtime.Version(), "platform": runtime.GOOS + "/" + runtime.GOARCH})
+			"schedule_format": "v1", "checkpoint_format": harness.CheckpointFormat, "go": runtime.Version(), "platform": runtime.GOOS + "/" + runtime.GOARCH})
 		return exitClean
 	}
-	fmt.Fprintf(stdout, "fgcheck %s%s (schedule format v1, %s %s/%s)\n", version, mod, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(stdout, "fgcheck %s%s (schedule format v1, checkpoint format %s, %s %s/%s)\n", version, mod, harness.CheckpointFormat, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return exitClean
+}
+
+// engineFailed reports an error of harness.Explore or Sample: an internal
+// error of fgcheck (exit 3), else misuse. No summary follows: the run did
+// not finish.
+func engineFailed(stderr io.Writer, cmd string, err error) int {
+	var ie *harness.InternalError
+	if errors.As(err, &ie) {
+		fmt.Fprintf(stderr, "fgcheck %s: %v (a bug in fgcheck, not in the code under test; no summary: the run did not finish)\n", cmd, err)
+		return exitInternal
+	}
+	return misuse(stderr, cmd, "%v", err)
 }
 
 // misuse prints "fgcheck CMD: message" on stderr and returns exitMisuse.
@@ -177,7 +189,10 @@ func (s *scenarioFlags) build(fs *flag.FlagSet) (*harness.Scenario, error) {
 	case "peer-spin":
 		sc = harness.PeerSpin(v)
 	default:
-		data, err := os.ReadFile(s.scenario)
+		data, err := harness.ReadInput(s.scenario)
+		if harness.IsTooLarge(err) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("scenario: %v (want std, peer-spin or a scenario file)", err)
 		}
@@ -360,8 +375,8 @@ func (h *huntFlags) check() error {
 	if h.maxFiles < 0 {
 		return fmt.Errorf("--max-files %d: want 0 or more", h.maxFiles)
 	}
-	if h.out == "" {
-		return fmt.Errorf("--out: empty directory name")
+	if err := checkOutDir("--out", h.out); err != nil {
+		return err
 	}
 	if h.budget < 0 {
 		return fmt.Errorf("--time %v: want 0 (none) or more", h.budget)
@@ -400,8 +415,9 @@ func parseShard(s string) (i, n int, err error) {
 // on, and counts all of them.
 type hunt struct {
 	cmd      string // "explore" or "random"
-	argv     []string
-	engine   string // how schedules were chosen, for the story
+	found    string // the command that finds the schedules (storyCommand)
+	engine   string // how schedules were chosen, for the summary
+	kind     string // the engine without run-specific detail, for the story
 	sc       *harness.Scenario
 	strict   bool
 	out      string
@@ -415,6 +431,8 @@ type hunt struct {
 	first     *harness.Result
 	firstText []byte
 	writeErrs int
+	lastErr   error        // the last write error, for the summary
+	earlier   int64        // failing schedules of earlier legs (a resumed checkpoint)
 	stopped   bool         // interrupted at once: record nothing more
 	signal    atomic.Int32 // 128+signal of a graceful interrupt, else 0
 	budget    time.Duration
@@ -426,6 +444,7 @@ type hunt struct {
 // base as startProgress). Call engineDone when the engine returns, and
 // release when the command is done reporting.
 func (h *hunt) watch(hf *huntFlags, stop *atomic.Bool, p *harness.Progress, total, base int64) (engineDone, release func()) {
+	cleanStaleTemps(h.out, "") // a killed run's half-written files
 	h.budget = hf.budget
 	var timer *time.Timer
 	if hf.budget > 0 {
@@ -457,7 +476,7 @@ func (h *hunt) onViolation(res *harness.Result) {
 		return
 	}
 	h.failing++
-	text := h.fileText(res, h.failing)
+	text := h.fileText(res)
 	if h.first == nil {
 		h.first, h.firstText = res, text
 	}
@@ -498,8 +517,8 @@ func (h *hunt) onChoice() func(harness.Schedule) {
 	}
 	return func(s harness.Schedule) {
 		story := []string{
-			"found by: " + commandLine(h.argv),
-			fmt.Sprintf("engine: %s; bound %s", h.engine, h.sc.Bound),
+			"found by: " + h.found,
+			fmt.Sprintf("engine: %s; bound %s", h.kind, h.sc.Bound),
 			"violation: panic: the compiled fgraph.c crashed in this run (signal, BUG(), or a runaway loop: see the message of the run)",
 			"target: " + h.sc.Target.Name(),
 			"reproduce: fgcheck replay --kernel TREE THIS_FILE",
@@ -512,18 +531,22 @@ func (h *hunt) onChoice() func(harness.Schedule) {
 
 func (h *hunt) writeErr(err error) {
 	h.writeErrs++
+	h.lastErr = err
 	if h.writeErrs <= 3 {
 		fmt.Fprintf(h.stderr, "fgcheck %s: cannot save a failing schedule: %v\n", h.cmd, err)
 	}
 }
 
 // fileText is the schedule file of a failing run: the story of how it was
-// found, the scenario, the schedule and the expected verdict.
-func (h *hunt) fileText(res *harness.Result, n int64) []byte {
+// found, the scenario, the schedule and the expected verdict. It is a
+// function of the schedule and the scenario flags alone (not of the
+// worker count, the shard, a resume, the seed or the order schedules were
+// found in), and so is its name (failName).
+func (h *hunt) fileText(res *harness.Result) []byte {
 	v := res.Violations[0]
 	story := []string{
-		"found by: " + commandLine(h.argv),
-		fmt.Sprintf("engine: %s; bound %s; failing schedule %d of this run", h.engine, h.sc.Bound, n),
+		"found by: " + h.found,
+		fmt.Sprintf("engine: %s; bound %s", h.kind, h.sc.Bound),
 		"violation: " + oneLine(v.String()),
 	}
 	if len(res.Violations) > 1 {
@@ -560,9 +583,54 @@ func failName(sc *harness.Scenario, oracle string, text []byte) string {
 	return fmt.Sprintf("%s-%s-%s-%s.txt", sc.Variant, mut, oracle, hex.EncodeToString(sum[:4]))
 }
 
+// selfCommand is how to run fgcheck the way it was started: "go run
+// ./cmd/fgcheck" when the binary lives where go run puts it (a go-build
+// directory: the temporary one or the build cache), else "fgcheck".
+func selfCommand() string {
+	exe, err := os.Executable()
+	if err != nil || filepath.Base(exe) != "fgcheck" {
+		return "fgcheck"
+	}
+	cache := os.Getenv("GOCACHE")
+	if strings.Contains(exe, string(filepath.Separator)+"go-build") || cache != "" && strings.HasPrefix(exe, cache+string(filepath.Separator)) {
+		return "go run ./cmd/fgcheck"
+	}
+	return "fgcheck"
+}
+
 // oneLine folds a message into one comment line.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// storyFlags are the flags that decide the scenario and the verdict: a
+// failing file's "found by" line names them, and only them.
+var storyFlags = map[string]bool{"variant": true, "scenario": true, "mutant": true, "fix": true, "bound": true,
+	"K": true, "D": true, "R": true, "E": true, "C": true, "alias": true, "stores-only": true, "strict": true, "mode": true}
+
+// storyCommand is "fgcheck CMD" with the story flags set on the command
+// line, in name order.
+func storyCommand(cmd string, fs *flag.FlagSet) string {
+	argv := []string{cmd}
+	fs.Visit(func(f *flag.Flag) {
+		if !storyFlags[f.Name] {
+			return
+		}
+		name := "--" + f.Name
+		if len(f.Name) == 1 {
+			name = "-" + f.Name
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			if f.Value.String() == "true" {
+				argv = append(argv, name)
+			} else {
+				argv = append(argv, name+"=false")
+			}
+			return
+		}
+		argv = append(argv, name, f.Value.String())
+	})
+	return commandLine(argv)
 }
 
 // commandLine renders argv as a shell command.
@@ -823,7 +891,7 @@ func (o *outcome) first() (*harness.Result, []byte) {
 		return o.h.first, o.h.firstText
 	}
 	if o.sum.First != nil {
-		return o.sum.First, o.h.fileText(o.sum.First, 1)
+		return o.sum.First, o.h.fileText(o.sum.First)
 	}
 	return nil, nil
 }
@@ -886,7 +954,14 @@ func (o *outcome) writeText(w io.Writer) {
 		fmt.Fprintf(w, "coverage:    complete: every required site saw an interrupt (%d sites)\n", len(harness.RequiredSites(sc)))
 	case !o.sum.Complete || o.sharded || o.sum.Violations > 0:
 		req := len(harness.RequiredSites(sc))
-		fmt.Fprintf(w, "coverage:    not judged (the space was not explored in full): %d of %d required sites saw an interrupt\n", req-len(miss), req)
+		why := "the space was not explored in full"
+		switch {
+		case o.sum.Complete && o.sharded:
+			why = "one shard of the space"
+		case o.sum.Complete:
+			why = "violations ended runs early"
+		}
+		fmt.Fprintf(w, "coverage:    not judged (%s): %d of %d required sites saw an interrupt\n", why, req-len(miss), req)
 	default:
 		fmt.Fprintf(w, "coverage:    INCOMPLETE: no interrupt at %s\n", strings.Join(miss, ", "))
 	}
@@ -918,15 +993,27 @@ func (o *outcome) writeFiles(w io.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "saved %d of %d failing schedules", len(o.h.files), o.h.failing)
-	if len(o.h.files) < int(o.h.failing) {
-		fmt.Fprintf(w, " (--max-files %d)", o.h.maxFiles)
+	var why []string
+	if o.h.writeErrs > 0 {
+		why = append(why, fmt.Sprintf("%d not written: %v", o.h.writeErrs, o.h.lastErr))
+	}
+	if o.h.earlier > 0 {
+		why = append(why, fmt.Sprintf("%d found before the resume", o.h.earlier))
+	}
+	if rest := int(o.h.failing-o.h.earlier) - len(o.h.files) - o.h.writeErrs; rest > 0 {
+		why = append(why, fmt.Sprintf("%d over --max-files %d", rest, o.h.maxFiles))
+	}
+	if len(why) > 0 {
+		fmt.Fprintf(w, " (%s)", strings.Join(why, "; "))
 	}
 	fmt.Fprintln(w, ":")
-	for _, p := range o.h.files {
+	files := append([]string(nil), o.h.files...)
+	sort.Strings(files) // the same list whatever order workers found them in
+	for _, p := range files {
 		fmt.Fprintf(w, "  %s\n", p)
 	}
 	if len(o.h.files) > 0 {
-		fmt.Fprintf(w, "reproduce:   fgcheck replay %s\n", o.h.files[0])
+		fmt.Fprintf(w, "reproduce:   %s replay %s\n", selfCommand(), o.h.files[0])
 	}
 }
 
@@ -1007,43 +1094,6 @@ func vmHWM() (uint64, bool) {
 }
 
 func mib(b uint64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
-
-// writeFileAtomic writes data to path so that readers see the old file or
-// the whole new one, never a part: a temporary file in the same directory,
-// fsync, rename over path, then fsync of the directory.
-func writeFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(perm); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync() // best effort: the rename is durable once the directory is
-		d.Close()
-	}
-	return nil
-}
 
 // storeLiner is a compiled target that knows the source lines of its
 // stores in push, set_bitmap, reserve and pop (cload.Kernel).

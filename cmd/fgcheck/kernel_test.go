@@ -49,13 +49,13 @@ func TestExploreKernel(t *testing.T) {
 }
 
 // TestKernelCrashIsAViolation: a C mutant that makes the compiled code
-// fault. The process ends with exit 1 (a violation, not misuse), the
-// message says what crashed, and the run's schedule file is on disk and
-// expects the panic oracle.
+// fault (a call through a corrupted function pointer). The process ends
+// with exit 1 (a violation, not misuse), the message says what crashed,
+// and the run's schedule file is on disk and expects the panic oracle.
 func TestKernelCrashIsAViolation(t *testing.T) {
 	tree := needKernel(t)
 	dir := t.TempDir()
-	cmd := child(t, dir, "explore", "--kernel", tree, "--mutant", "C-crash", "--out", "out")
+	cmd := child(t, dir, "explore", "--kernel", tree, "--mutant", "C-wild-call", "--out", "out")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.Output()
@@ -76,8 +76,26 @@ func TestKernelCrashIsAViolation(t *testing.T) {
 		t.Fatalf("saved files %v, want one panic schedule", files)
 	}
 	text, _ := os.ReadFile(files[0])
-	if !strings.Contains(string(text), "expect violation panic") || !strings.Contains(string(text), "with C mutant C-crash") {
+	if !strings.Contains(string(text), "expect violation panic") || !strings.Contains(string(text), "with C mutant C-wild-call") {
 		t.Errorf("saved file:\n%s", text)
+	}
+}
+
+// TestKernelBadAccessCaughtFirst: a C mutant that sends a reader far
+// outside the shadow stack is a violation before the access faults: the
+// run stops at it (exit 1, its file saved), and nothing crashes.
+func TestKernelBadAccessCaughtFirst(t *testing.T) {
+	tree := needKernel(t)
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	if rc := run([]string{"explore", "--kernel", tree, "--mutant", "C-crash", "--out", dir}, &out, &errb); rc != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", rc, out.String(), errb.String())
+	}
+	if !strings.Contains(out.String(), "curr_ret_stack 268435460 outside") {
+		t.Errorf("summary:\n%s", out.String())
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "*.txt")); len(files) != 1 {
+		t.Errorf("saved %v, want one file", files)
 	}
 }
 

@@ -2,8 +2,9 @@
 // the fgraph shadow stack under simulated interrupts, and runs the mutant
 // catalogue. Run "fgcheck help" for the subcommands.
 //
-// Exit codes: 0 clean (known findings allowed), 1 a violation was found,
-// 2 misuse (bad flags, bad files, unknown names).
+// Exit codes: 0 clean (known findings allowed), 1 a violation was found
+// (a crash of the code under test included), 2 misuse (bad flags, bad
+// files, unknown names), 3 an internal error of fgcheck itself.
 package main
 
 import (
@@ -36,6 +37,7 @@ const (
 	exitClean     = 0
 	exitViolation = 1
 	exitMisuse    = 2
+	exitInternal  = 3
 )
 
 func main() {
@@ -45,7 +47,19 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(runProtected(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// runProtected is run with a panic of fgcheck itself reported as an
+// internal error (exit 3), not as Go's exit 2, which means misuse here.
+func runProtected(args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if x := recover(); x != nil {
+			fmt.Fprintf(stderr, "fgcheck: internal error (a bug in fgcheck, not in the code under test): %v\n%s", x, debug.Stack())
+			code = exitInternal
+		}
+	}()
+	return run(args, stdout, stderr)
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -84,5 +98,5 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run \"fgcheck help COMMAND\" or \"fgcheck COMMAND -h\" for its flags and examples.")
-	fmt.Fprintln(w, "Exit codes: 0 clean, 1 a violation, 2 misuse, 130/143 interrupted.")
+	fmt.Fprintln(w, "Exit codes: 0 clean, 1 a violation, 2 misuse, 3 internal error, 130/143 interrupted.")
 }

@@ -26,6 +26,7 @@
  * its initial value between runs.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
 #include <fcntl.h>
@@ -201,7 +202,13 @@ static void crash_handler(int sig, siginfo_t *si, void *uc)
 	ucontext_t *u = uc;
 	unsigned long pc = (unsigned long)u->uc_mcontext.gregs[REG_RIP];
 
-	if (pc >= text_lo_abs && pc < text_hi_abs) {
+	Dl_info info;
+
+	/*
+	 * Ours: a fault in the object, or a jump to where no object is (a call
+	 * through a corrupted function pointer; Go never does that).
+	 */
+	if ((pc >= text_lo_abs && pc < text_hi_abs) || !dladdr((void *)pc, &info)) {
 		const char *why = sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" :
 				  sig == SIGILL ? "SIGILL" : "SIGFPE";
 		crash_exit(why, pc, (unsigned long)si->si_addr);

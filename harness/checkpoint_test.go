@@ -1,0 +1,206 @@
+package harness
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/fgcheck/fgcheck/fgraph"
+)
+
+// stdCheckpoint is the checkpoint of std on latest stopped after n
+// schedules with the given workers.
+func stdCheckpoint(t *testing.T, workers int, n int64) *Checkpoint {
+	t.Helper()
+	var last *Checkpoint
+	_, err := Explore(Standard(fgraph.Latest), ExploreOptions{Workers: workers, MaxRuns: n, CheckpointEvery: 500,
+		Checkpoint: func(c *Checkpoint) { last = c }})
+	if err != nil || last == nil {
+		t.Fatalf("explore: %v", err)
+	}
+	return last
+}
+
+func TestCheckpointFileRoundTrip(t *testing.T) {
+	cp := stdCheckpoint(t, 2, 3000)
+	in := &CheckpointFile{Tool: "t", Fingerprint: "ab", Scenario: "sc", Command: "fgcheck explore", Seconds: 1.5, Failing: 0, State: cp}
+	data, err := in.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(data, []byte(CheckpointFormat+" sha256=")) {
+		t.Errorf("header %q", data[:40])
+	}
+	out, err := ParseCheckpointFile(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(in, out); d != "" {
+		t.Errorf("round trip (-in +out):\n%s", d)
+	}
+	if err := out.State.Validate(Standard(fgraph.Latest), ExploreOptions{}); err != nil {
+		t.Errorf("a real checkpoint does not validate: %v", err)
+	}
+}
+
+// TestCheckpointByteFlips flips one random byte of a real checkpoint file
+// at a time: every flip is refused, or leaves a file that means the same.
+func TestCheckpointByteFlips(t *testing.T) {
+	cp := stdCheckpoint(t, 2, 3000)
+	data, err := (&CheckpointFile{Tool: "t", Fingerprint: "ab", Scenario: "sc", State: cp}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	refused := 0
+	const flips = 500
+	for i := 0; i < flips; i++ {
+		b := bytes.Clone(data)
+		j := rng.IntN(len(b))
+		b[j] ^= byte(1 + rng.IntN(255))
+		f, err := ParseCheckpointFile(b)
+		if err == nil {
+			err = f.State.Validate(Standard(fgraph.Latest), ExploreOptions{})
+		}
+		if err != nil {
+			refused++
+			continue
+		}
+		if d := cmp.Diff(cp, f.State); d != "" {
+			t.Errorf("flip of byte %d (%q) accepted with another state:\n%s", j, data[j], d)
+		}
+	}
+	if refused < flips*9/10 {
+		t.Errorf("only %d of %d flips refused", refused, flips)
+	}
+}
+
+// TestCheckpointHandEdits: edits that keep the checksum right (recomputed,
+// as a careful hand edit would) are refused by Validate when the state
+// does not fit the exploration.
+func TestCheckpointHandEdits(t *testing.T) {
+	sc := Standard(fgraph.Latest)
+	base := stdCheckpoint(t, 2, 3000)
+	// A piece in progress with a path, for the path edits.
+	prog := -1
+	for i, p := range base.Pieces {
+		if p.Started && !p.Done && len(p.Path) > 2 {
+			prog = i
+			break
+		}
+	}
+	if prog < 0 {
+		t.Fatal("no piece in progress")
+	}
+	tests := []struct {
+		name, want string
+		edit       func(c *Checkpoint)
+	}{
+		{"negative schedules", "-5 schedules", func(c *Checkpoint) { c.Pieces[prog].Runs = -5 }},
+		{"huge schedules", "schedules", func(c *Checkpoint) { c.Pieces[prog].Runs = 1 << 60 }},
+		{"violations above schedules", "violations in", func(c *Checkpoint) { c.Pieces[prog].Violations = c.Pieces[prog].Runs + 1 }},
+		{"unknown finding", `unknown known finding "no-such-finding"`, func(c *Checkpoint) {
+			c.Pieces[prog].Known = map[string]int64{"no-such-finding": 1}
+		}},
+		{"finding above schedules", "known finding F1-bit0 in", func(c *Checkpoint) {
+			c.Pieces[prog].Known = map[string]int64{"F1-bit0": c.Pieces[prog].Runs + 1}
+		}},
+		{"early done", "done with a path", func(c *Checkpoint) { c.Pieces[prog].Done = true }},
+		{"not started with schedules", "not started", func(c *Checkpoint) { c.Pieces[prog].Started = false }},
+		{"impossible option", "choice 9 of", func(c *Checkpoint) { c.Pieces[prog].Path[1][0] = 9 }},
+		{"option count", "the checkpoint says 7 options", func(c *Checkpoint) {
+			p := c.Pieces[prog].Path
+			p[len(p)-1][1], p[len(p)-1][2] = 7, 7
+		}},
+		{"explored count", "options explored", func(c *Checkpoint) { c.Pieces[prog].Path[0][2] = 1 }},
+		{"path too long", "a path of", func(c *Checkpoint) {
+			c.Pieces[prog].Path = append(c.Pieces[prog].Path, [3]int{0, 2, 2}, [3]int{0, 2, 2}, [3]int{0, 2, 2}, [3]int{0, 2, 2}, [3]int{0, 2, 2}, [3]int{0, 2, 2}, [3]int{0, 2, 2}, [3]int{0, 2, 2}, [3]int{0, 2, 2}, [3]int{0, 2, 2})
+		}},
+		{"no pieces", "0 pieces", func(c *Checkpoint) { c.Pieces = nil }},
+		{"pieces dropped", "3 pieces", func(c *Checkpoint) { c.Pieces = c.Pieces[:3] }},
+		{"half the pieces dropped", "16 pieces", func(c *Checkpoint) { c.Pieces = c.Pieces[:16] }},
+		{"other shard", "cannot resume shard", func(c *Checkpoint) { c.Shards = 4 }},
+		{"negative coverage", "coverage", func(c *Checkpoint) { c.Pieces[prog].Coverage.Commits[3] = -1 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := base.clone()
+			tt.edit(c)
+			data, err := (&CheckpointFile{State: c}).Marshal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := ParseCheckpointFile(data)
+			if err == nil {
+				err = f.State.Validate(sc, ExploreOptions{})
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want one containing %q", err, tt.want)
+			}
+			// Explore refuses it too, before any work or save.
+			saved := false
+			if _, err := Explore(sc, ExploreOptions{Resume: c, Checkpoint: func(*Checkpoint) { saved = true }}); err == nil || saved {
+				t.Errorf("Explore resumed it (error %v, saved %v)", err, saved)
+			}
+		})
+	}
+}
+
+func TestCheckpointFileRefusals(t *testing.T) {
+	good, err := (&CheckpointFile{State: stdCheckpoint(t, 1, 100)}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, body, _ := bytes.Cut(good, []byte("\n"))
+	v1, _ := json.Marshal(map[string]any{"format": "fgcheck-checkpoint v1", "state": map[string]any{}})
+	tests := []struct {
+		name, want string
+		data       []byte
+	}{
+		{"empty", "no header line", nil},
+		{"junk", "not a checkpoint file", []byte("hello\nworld")},
+		{"v1", "fgcheck-checkpoint v1, written by an older fgcheck", append(v1, '\n')},
+		{"other version", `format "fgcheck-checkpoint v9"`, append([]byte(strings.Replace(string(head), "v2", "v9", 1)+"\n"), body...)},
+		{"bad checksum text", "bad checksum", append([]byte(CheckpointFormat+" sha256=xyz\n"), body...)},
+		{"damaged body", "checksum mismatch", append(append(bytes.Clone(head), '\n'), bytes.Replace(body, []byte(`"Runs":`), []byte(`"Runs":1`), 1)...)},
+		{"too large", "larger than any checkpoint", make([]byte, MaxCheckpointBytes+1)},
+	}
+	for _, tt := range tests {
+		if _, err := ParseCheckpointFile(tt.data); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// TestCheckpointResumeMatches: a checkpoint through the file format
+// resumes to the totals of one uninterrupted run, with 1 and 2 workers.
+func TestCheckpointResumeMatches(t *testing.T) {
+	sc := Standard(fgraph.Latest)
+	sc.Bound.C = 1
+	whole, err := Explore(sc, ExploreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, workers := range []int{1, 2} {
+		var cp *Checkpoint
+		if _, err := Explore(sc, ExploreOptions{Workers: workers, MaxRuns: whole.Runs / 3, Checkpoint: func(c *Checkpoint) { cp = c }}); err != nil {
+			t.Fatal(err)
+		}
+		data, _ := (&CheckpointFile{State: cp}).Marshal()
+		f, err := ParseCheckpointFile(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, err := Explore(sc, ExploreOptions{Workers: workers, Resume: f.State})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Runs != whole.Runs || !sum.Complete || !cmp.Equal(sum.Known, whole.Known) {
+			t.Errorf("workers %d: resumed to %d schedules %v, want %d %v", workers, sum.Runs, sum.Known, whole.Runs, whole.Known)
+		}
+	}
+}
