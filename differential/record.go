@@ -108,6 +108,12 @@ func (r *recorder) Quiescent(m *fgraph.Machine) {
 	r.logSeen = len(m.Log)
 	for t := 0; t < cfg.Tasks; t++ {
 		tv := taskView{Image: m.Snapshot(t)}
+		if !tv.Image.HasStack {
+			// No shadow stack: no unwinder calls into fgraph for this task
+			// (the oracles' rule too); the C would dereference NULL.
+			sn.Tasks = append(sn.Tasks, tv)
+			continue
+		}
 		idx := 0
 		for i := m.SlotCount(t) - 1; i >= 0; i-- {
 			sl := m.SlotAt(t, i)
