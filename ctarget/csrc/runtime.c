@@ -761,35 +761,42 @@ struct remote_ctl {
 };
 static struct remote_ctl *rc;
 
-static void wait_turn(int who)
+/*
+ * The handshake takes its control block as an argument: the idle remote
+ * thread must not read rc, a static of the segment that fgc_reset and
+ * fgc_init rewrite while it waits.
+ */
+static void wait_turn(struct remote_ctl *c, int who)
 {
 	int i;
 
 	for (i = 0; i < 5000; i++) {
-		if (__atomic_load_n(&rc->turn, __ATOMIC_ACQUIRE) == who)
+		if (__atomic_load_n(&c->turn, __ATOMIC_ACQUIRE) == who)
 			return;
 		__builtin_ia32_pause();
 	}
-	pthread_mutex_lock(&rc->mu);
-	while (__atomic_load_n(&rc->turn, __ATOMIC_ACQUIRE) != who)
-		pthread_cond_wait(&rc->cv, &rc->mu);
-	pthread_mutex_unlock(&rc->mu);
+	pthread_mutex_lock(&c->mu);
+	while (__atomic_load_n(&c->turn, __ATOMIC_ACQUIRE) != who)
+		pthread_cond_wait(&c->cv, &c->mu);
+	pthread_mutex_unlock(&c->mu);
 }
 
-static void give_turn(int who)
+static void give_turn(struct remote_ctl *c, int who)
 {
-	pthread_mutex_lock(&rc->mu);
-	__atomic_store_n(&rc->turn, who, __ATOMIC_RELEASE);
-	pthread_cond_broadcast(&rc->cv);
-	pthread_mutex_unlock(&rc->mu);
+	pthread_mutex_lock(&c->mu);
+	__atomic_store_n(&c->turn, who, __ATOMIC_RELEASE);
+	pthread_cond_broadcast(&c->cv);
+	pthread_mutex_unlock(&c->mu);
 }
 
 /* The remote thread blocks: the harness runs until it lets the remote go on. */
 static void remote_block(void)
 {
-	rc->state = 1;
-	give_turn(0);
-	wait_turn(1);
+	struct remote_ctl *c = rc;	/* stable: the harness waits meanwhile */
+
+	c->state = 1;
+	give_turn(c, 0);
+	wait_turn(c, 1);
 }
 
 int ftrace_startup_subops(struct ftrace_ops *ops, struct ftrace_ops *subops, int command)
@@ -820,17 +827,19 @@ int ftrace_shutdown_subops(struct ftrace_ops *ops, struct ftrace_ops *subops, in
 
 static void *remote_main(void *arg)
 {
+	struct remote_ctl *c = arg;
+
 	for (;;) {
-		wait_turn(1);
-		if (rc->kind == 0) {
-			rc->ret = register_ftrace_graph(&users[rc->user].gops);
+		wait_turn(c, 1);
+		if (c->kind == 0) {
+			c->ret = register_ftrace_graph(&users[c->user].gops);
 		} else {
-			unregister_ftrace_graph(&users[rc->user].gops);
-			rc->ret = 0;
+			unregister_ftrace_graph(&users[c->user].gops);
+			c->ret = 0;
 		}
 		flush();
-		rc->state = 2;
-		give_turn(0);
+		c->state = 2;
+		give_turn(c, 0);
 	}
 	return NULL;
 }
@@ -846,15 +855,15 @@ int fgc_remote_begin(int kind, int k, int *ret)
 	if (rc->state == 1)
 		return -1;
 	if (!rc->started) {
-		if (pthread_create(&rc->thr, NULL, remote_main, NULL))
+		if (pthread_create(&rc->thr, NULL, remote_main, rc))
 			return -2;
 		rc->started = 1;
 	}
 	rc->kind = kind;
 	rc->user = k;
 	rc->state = 0;
-	give_turn(1);
-	wait_turn(0);
+	give_turn(rc, 1);
+	wait_turn(rc, 0);
 	*ret = rc->ret;
 	if (rc->state == 2) {
 		rc->state = 0;
@@ -869,8 +878,8 @@ int fgc_remote_finish(int *ret)
 	flush();
 	if (rc->state != 1)
 		return -1;
-	give_turn(1);
-	wait_turn(0);
+	give_turn(rc, 1);
+	wait_turn(rc, 0);
 	if (rc->state != 2)
 		return -1;
 	rc->state = 0;
