@@ -8,10 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -140,7 +142,7 @@ func Build(t *Tree, opt Options) (*Object, error) {
 	// The cache key: every input of the build.
 	h := sha256.New()
 	h.Write(src)
-	for _, k := range sortedKeys(gen) {
+	for _, k := range slices.Sorted(maps.Keys(gen)) {
 		h.Write([]byte(k))
 		h.Write(gen[k])
 	}
@@ -266,21 +268,6 @@ func writeSources(dir string, gen map[string][]byte) error {
 		}
 	}
 	return nil
-}
-
-func sortedKeys(m map[string][]byte) []string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	for i := range ks {
-		for j := i + 1; j < len(ks); j++ {
-			if ks[j] < ks[i] {
-				ks[i], ks[j] = ks[j], ks[i]
-			}
-		}
-	}
-	return ks
 }
 
 // The declarations of the tree's headers that the build copies, by the

@@ -5,28 +5,13 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/fgcheck/fgcheck/ctarget"
 	"github.com/fgcheck/fgcheck/ctarget/cload"
 	"github.com/fgcheck/fgcheck/differential"
 	"github.com/fgcheck/fgcheck/fgraph"
 	"github.com/fgcheck/fgcheck/harness"
 )
 
-func kernel(t *testing.T, words int) *cload.Kernel {
-	t.Helper()
-	dir := os.Getenv("FGCHECK_KERNEL")
-	if dir == "" || !cload.Available {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI: the differential needs FGCHECK_KERNEL (make kernel) and cgo")
-		}
-		t.Skip("no kernel tree: set FGCHECK_KERNEL (make kernel) to hold v6.12 to the tree")
-	}
-	k, err := cload.Open(dir, ctarget.Options{StackWords: words})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
-}
+func kernel(t *testing.T, words int) *cload.Kernel { return cload.TestTree(t, words) }
 
 // TestV612IsTheTree holds the port's v6.12 to the tree's compiled fgraph.c
 // (CI: Debian's 6.12.117) on every schedule of std and of every corpus

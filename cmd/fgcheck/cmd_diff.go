@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -174,23 +176,8 @@ func knownText(k map[string]int64) string {
 		return "none"
 	}
 	var parts []string
-	for _, n := range sortedNames(k) {
+	for _, n := range slices.Sorted(maps.Keys(k)) {
 		parts = append(parts, fmt.Sprintf("%s (%d)", n, k[n]))
 	}
 	return strings.Join(parts, ", ")
-}
-
-func sortedNames(k map[string]int64) []string {
-	var out []string
-	for n := range k {
-		out = append(out, n)
-	}
-	for i := range out {
-		for j := i + 1; j < len(out); j++ {
-			if out[j] < out[i] {
-				out[i], out[j] = out[j], out[i]
-			}
-		}
-	}
-	return out
 }

@@ -12,21 +12,7 @@ import (
 	"github.com/fgcheck/fgcheck/harness"
 )
 
-func kernel(t *testing.T, words int) *cload.Kernel {
-	t.Helper()
-	dir := os.Getenv("FGCHECK_KERNEL")
-	if dir == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI: FGCHECK_KERNEL is not set (make kernel extracts Debian's linux-source-6.12)")
-		}
-		t.Skip("no kernel tree: set FGCHECK_KERNEL (make kernel)")
-	}
-	k, err := cload.Open(dir, ctarget.Options{StackWords: words})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
-}
+func kernel(t *testing.T, words int) *cload.Kernel { return cload.TestTree(t, words) }
 
 // TestLayoutFromTheTree checks that the compiled frame is the tree's:
 // struct ftrace_ret_stack of 6.12 without the profiler is ret, func,
