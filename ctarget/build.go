@@ -90,7 +90,7 @@ var KernelFlags = []string{"-O2", "-std=gnu11", "-fno-strict-aliasing", "-fno-co
 
 // recipe names the build steps below: change it when they change, so
 // that cached objects of the old recipe are not reused.
-const recipe = "so-norelro-11"
+const recipe = "so-norelro-12"
 
 // Object is a built shared object.
 type Object struct {

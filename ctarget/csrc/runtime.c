@@ -29,6 +29,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <ucontext.h>
@@ -770,10 +771,17 @@ static void wait_turn(struct remote_ctl *c, int who)
 {
 	int i;
 
-	for (i = 0; i < 5000; i++) {
+	/*
+	 * Spin a little, then yield the CPU (the other thread may be waiting
+	 * for it on a loaded machine), then sleep.
+	 */
+	for (i = 0; i < 400; i++) {
 		if (__atomic_load_n(&c->turn, __ATOMIC_ACQUIRE) == who)
 			return;
-		__builtin_ia32_pause();
+		if (i < 200)
+			__builtin_ia32_pause();
+		else
+			sched_yield();
 	}
 	pthread_mutex_lock(&c->mu);
 	while (__atomic_load_n(&c->turn, __ATOMIC_ACQUIRE) != who)
