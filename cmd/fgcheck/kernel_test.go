@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -126,5 +128,45 @@ func TestKernelMutantsKilled(t *testing.T) {
 		if rc := run([]string{"replay", "--kernel", tree, "--trace=false", "--json", files[0]}, &out, &errb); rc != 1 || !strings.Contains(out.String(), `"pass"`) && !strings.Contains(out.String(), "pass") {
 			t.Errorf("%s: replay on the unpatched tree: exit %d (want 1: the file expects a violation that the tree does not have)\n%s", tc.mutant, rc, out.String())
 		}
+	}
+}
+
+// TestKernelShardCheckpoint: on the compiled tree, a shard explored in two
+// legs through a checkpoint ends with the totals of one uninterrupted run
+// of that shard.
+func TestKernelShardCheckpoint(t *testing.T) {
+	tree := needKernel(t)
+	dir := t.TempDir()
+	type summary struct {
+		Schedules      int64            `json:"schedules"`
+		Complete       bool             `json:"complete"`
+		KnownSchedules map[string]int64 `json:"known_schedules"`
+		Target         string           `json:"target"`
+	}
+	explore := func(extra ...string) summary {
+		t.Helper()
+		var out, errb bytes.Buffer
+		args := append([]string{"explore", "--kernel", tree, "--bound", "C=1", "--shard", "1/2", "--json", "--out", filepath.Join(dir, "out")}, extra...)
+		if rc := run(args, &out, &errb); rc != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", args, rc, out.String(), errb.String())
+		}
+		var s summary
+		if err := json.Unmarshal(out.Bytes(), &s); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out.String())
+		}
+		return s
+	}
+	whole := explore()
+	ck := filepath.Join(dir, "k.ckpt")
+	first := explore("--max-runs", "50", "--checkpoint", ck)
+	second := explore("--checkpoint", ck)
+	if first.Complete || !second.Complete || !whole.Complete {
+		t.Fatalf("complete: first leg %v, second %v, whole %v", first.Complete, second.Complete, whole.Complete)
+	}
+	if second.Schedules != whole.Schedules || !reflect.DeepEqual(second.KnownSchedules, whole.KnownSchedules) {
+		t.Errorf("resumed: %d schedules, known %v; uninterrupted: %d, %v", second.Schedules, second.KnownSchedules, whole.Schedules, whole.KnownSchedules)
+	}
+	if !strings.Contains(whole.Target, "kernel tree "+tree) {
+		t.Errorf("target %q", whole.Target)
 	}
 }
