@@ -198,12 +198,12 @@ func (c *stateCache) add(t *totals, e cacheEntry, p0 int64) {
 // cacheState is the dfs's part of the cache: the runner whose state it
 // reads, the subtree being skipped in this run, the totals so far.
 type cacheState struct {
-	c      *stateCache
-	r      *runner
-	hit    bool
-	hitE   cacheEntry
-	hitP   int64
-	tot    totals
+	c    *stateCache
+	r    *runner
+	hit  bool
+	hitE cacheEntry
+	hitP int64
+	tot  totals
 	// verify (tests): hits are not taken; every subtree whose state was
 	// stored is explored again and compared with the stored totals, and
 	// verify is called with the first visit's and this visit's schedules

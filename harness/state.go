@@ -36,15 +36,15 @@ import (
 // The encoding's components, in order. Each is appended by appendState;
 // stateDrop (a test's deliberately incomplete definition) skips one.
 const (
-	stMachine   = iota // memory and the machine's Go-side state (fgraph.Machine.AppendState)
-	stLog              // the callback records an oracle or an op will still read
-	stWarnings         // WARNs not yet judged by oracle 7
-	stModel            // the reference model: user table, generations, every task's frames
-	stProgram          // each task's program counter, the running task, the remotes fired and their pending tails
-	stBudget           // interrupts, reordered regions and remote events used (the remaining budget)
-	stOrders           // the region orders chosen so far (one order per static region per run)
-	stVerdicts         // the oracles' own history: violations and known findings reported so far, the flags known findings match on, the in-place check pending
-	stContexts         // every context: its stack position, store buffer, region being committed, in-flight entry, return and reservation, and its input digest
+	stMachine  = iota // memory and the machine's Go-side state (fgraph.Machine.AppendState)
+	stLog             // the callback records an oracle or an op will still read
+	stWarnings        // WARNs not yet judged by oracle 7
+	stModel           // the reference model: user table, generations, every task's frames
+	stProgram         // each task's program counter, the running task, the remotes fired and their pending tails
+	stBudget          // interrupts, reordered regions and remote events used (the remaining budget)
+	stOrders          // the region orders chosen so far (one order per static region per run)
+	stVerdicts        // the oracles' own history: violations and known findings reported so far, the flags known findings match on, the in-place check pending
+	stContexts        // every context: its stack position, store buffer, region being committed, in-flight entry, return and reservation, and its input digest
 	stNum
 )
 
