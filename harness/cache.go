@@ -1,6 +1,9 @@
 package harness
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // The explorer's visited-state cache (ExploreOptions.Cache).
 //
@@ -67,22 +70,30 @@ const DefaultCacheEntries = 1 << 20
 // more (a miss costs time, never soundness). With exact set, keys are the
 // encodings themselves.
 type stateCache struct {
-	keys    []stateKey
-	vals    []cacheEntry
-	n, max  int
-	slab    []int64
-	exact   map[string]cacheEntry
-	stats   CacheStats
-	nKnown  int
+	keys   []stateKey
+	vals   []cacheEntry
+	n, max int
+	slab   []uint32 // known-finding counts of the entries that have some
+	exact  map[string]cacheEntry
+	stats  CacheStats
+	nKnown int
+	// kslot lists the known findings of the scenario's variant (the only
+	// ones a count can be non-zero for), whose counts the slab keeps.
+	kslot   []int
 	scratch []uint64
 	drop    int // a component left out (tests of the state's completeness), -1 none
 }
 
-func newStateCache(max int, exact bool, drop int) *stateCache {
+func newStateCache(sc *Scenario, max int, exact bool, drop int) *stateCache {
 	if max <= 0 {
 		max = DefaultCacheEntries
 	}
 	c := &stateCache{max: max, nKnown: len(KnownFindings), drop: drop}
+	for i, k := range KnownFindings {
+		if slices.Contains(k.Variants, sc.Variant) {
+			c.kslot = append(c.kslot, i)
+		}
+	}
 	if exact {
 		c.exact = map[string]cacheEntry{}
 	} else {
@@ -132,8 +143,14 @@ func (c *stateCache) put(k stateKey, ks string, t *totals, p0 int64) {
 	e := cacheEntry{runs: t.runs, rel: t.points - t.runs*p0, viol: t.viol, known: -1}
 	for i := 0; i < c.nKnown; i++ {
 		if t.known[i] != 0 {
+			if t.runs > math.MaxUint32 || len(c.slab)+len(c.kslot) > math.MaxInt32 {
+				c.stats.Full++ // a count the slab cannot hold: not stored
+				return
+			}
 			e.known = int32(len(c.slab))
-			c.slab = append(c.slab, t.known[:c.nKnown]...)
+			for _, j := range c.kslot {
+				c.slab = append(c.slab, uint32(t.known[j]))
+			}
 			break
 		}
 	}
@@ -175,7 +192,7 @@ func (c *stateCache) grow() {
 }
 
 func (c *stateCache) bytes() int64 {
-	b := int64(len(c.keys))*16 + int64(len(c.vals))*32 + int64(cap(c.slab))*8
+	b := int64(len(c.keys))*16 + int64(len(c.vals))*32 + int64(cap(c.slab))*4
 	if c.exact != nil {
 		b += c.stats.Bytes
 	}
@@ -189,8 +206,8 @@ func (c *stateCache) add(t *totals, e cacheEntry, p0 int64) {
 	t.points += e.rel + e.runs*p0
 	t.viol += e.viol
 	if e.known >= 0 {
-		for i, n := range c.slab[e.known : int(e.known)+c.nKnown] {
-			t.known[i] += n
+		for i, n := range c.slab[e.known : int(e.known)+len(c.kslot)] {
+			t.known[c.kslot[i]] += int64(n)
 		}
 	}
 }

@@ -246,3 +246,31 @@ func TestCacheExact(t *testing.T) {
 		t.Errorf("exact states differ from hashed:\n%s\n%s", b, a)
 	}
 }
+
+// A cached exploration stopped by MaxRuns and resumed from its checkpoint
+// ends with the plain totals (the resumed path's points are not cached:
+// their subtrees began in the first leg).
+func TestCacheCheckpointResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores peer-spin twice")
+	}
+	sc := PeerSpin(fgraph.Latest)
+	want := explored(t, sc, ExploreOptions{})
+	var cp *Checkpoint
+	opt := ExploreOptions{Cache: true, MaxRuns: 20000, Checkpoint: func(c *Checkpoint) { cp = c }, CheckpointEvery: 3000}
+	first, err := Explore(sc, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Complete || cp == nil {
+		t.Fatalf("first leg complete=%v checkpoint=%v", first.Complete, cp != nil)
+	}
+	opt.MaxRuns, opt.Resume = 0, cp
+	s, err := Explore(sc, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Complete || s.Runs != want.runs || s.Points != want.points {
+		t.Errorf("resumed: complete=%v runs %d points %d, want %d %d", s.Complete, s.Runs, s.Points, want.runs, want.points)
+	}
+}

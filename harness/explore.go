@@ -350,7 +350,7 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 			// a point off the all-default prefix is whole in every piece.
 			var wc *stateCache
 			if useCache {
-				wc = newStateCache(opt.CacheEntries, opt.CacheExact, opt.cacheDrop-1)
+				wc = newStateCache(sc, opt.CacheEntries, opt.CacheExact, opt.cacheDrop-1)
 				defer func() {
 					wc.stats.Bytes = wc.bytes()
 					e.mu.Lock()
@@ -476,6 +476,7 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 		every = 10000
 	}
 	ro := opt.RunOptions
+	lastSave := s.Runs // with the cache, Runs moves by whole subtrees
 	for {
 		if opt.Stop != nil && opt.Stop.Load() || e.maxed() {
 			s.Complete = false
@@ -567,7 +568,8 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 				return s, nil
 			}
 		}
-		if s.Runs%every == 0 {
+		if d.cache == nil && s.Runs%every == 0 || d.cache != nil && s.Runs-lastSave >= every {
+			lastSave = s.Runs
 			save(false) // the path now names the next schedule to run
 		}
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -149,6 +151,11 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	engineDone, release := h.watch(&hf, opt.Stop, opt.Progress, *maxRuns, max(o.resumed, 0))
 	defer release()
 
+	if *cache && os.Getenv("GOGC") == "" {
+		// The state tables are live for the whole run: main's GOGC=400
+		// would let the heap grow to five times them.
+		debug.SetGCPercent(100)
+	}
 	start := time.Now()
 	sum, err := harness.Explore(sc, opt)
 	o.seconds = time.Since(start).Seconds()
