@@ -433,6 +433,7 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 	d := &dfs{shard: shard, of: of, zero: true}
 	if wc != nil {
 		r.hashing = true
+		r.reuse = &reuse{}
 		d.cache = &cacheState{c: wc, r: r, verify: verifyHook}
 	}
 	s := &Summary{Complete: true}
@@ -492,6 +493,13 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 		}
 		if d.cache != nil {
 			d.cache.hit = false
+			// The choices before the last step of the path are the
+			// previous run's (next() changed only the last one).
+			until := len(d.path) - 1
+			if s.Executed == 0 {
+				until = -1 // no previous run in this piece
+			}
+			r.reuse.startRun(until)
 		}
 		res := r.run(d, ro)
 		s.Executed++

@@ -140,6 +140,9 @@ type runner struct {
 	// hashing: the explorer caches visited states (state.go): every
 	// context keeps the digest of its inputs.
 	hashing bool
+	// reuse, with the cache: the in-place checks of the previous run,
+	// applied instead of run again over the shared prefix (reuse.go).
+	reuse *reuse
 }
 
 // RunOptions tune one run.
@@ -821,7 +824,11 @@ func (r *runner) yield(c *ctx, s fgraph.Site, commit bool) {
 	c.lastSite = s
 	if !r.opt.NoOracles && r.checked != r.ver {
 		r.checked = r.ver
-		r.checkInPlace(c, s)
+		if r.reuse != nil {
+			r.checkInPlaceOnce(c, s, func() { r.checkInPlace(c, s) })
+		} else {
+			r.checkInPlace(c, s)
+		}
 		if r.stopped {
 			return
 		}
