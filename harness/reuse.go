@@ -1,5 +1,7 @@
 package harness
 
+import "github.com/fgcheck/fgcheck/fgraph"
+
 // Checks carried over from the previous run (with the state cache on).
 //
 // The DFS re-runs the prefix its previous run ran: every choice before the
@@ -37,7 +39,7 @@ func (u *reuse) startRun(until int) {
 
 // checkInPlaceOnce runs the in-place check, or applies the previous run's
 // record of it while the run is still the previous run.
-func (r *runner) checkInPlaceOnce(c *ctx, s interface{ String() string }, run func()) {
+func (r *runner) checkInPlaceOnce(c *ctx, s fgraph.Site) {
 	u := r.reuse
 	k := len(u.cur)
 	if r.tr == nil && r.points <= u.until && k < len(u.prev) {
@@ -52,7 +54,7 @@ func (r *runner) checkInPlaceOnce(c *ctx, s interface{ String() string }, run fu
 		return
 	}
 	nv, nk := len(r.res.Violations), len(r.res.Known)
-	run()
+	r.checkInPlace(c, s)
 	u.cur = append(u.cur, checkRec{
 		viol: r.res.Violations[nv:len(r.res.Violations):len(r.res.Violations)], known: r.res.Known[nk:len(r.res.Known):len(r.res.Known)],
 		logSeen: r.logSeen, warnSeen: r.warnSeen, stopped: r.stopped,

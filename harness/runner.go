@@ -825,7 +825,7 @@ func (r *runner) yield(c *ctx, s fgraph.Site, commit bool) {
 	if !r.opt.NoOracles && r.checked != r.ver {
 		r.checked = r.ver
 		if r.reuse != nil {
-			r.checkInPlaceOnce(c, s, func() { r.checkInPlace(c, s) })
+			r.checkInPlaceOnce(c, s)
 		} else {
 			r.checkInPlace(c, s)
 		}
