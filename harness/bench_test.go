@@ -38,3 +38,13 @@ func BenchmarkStdNoOracles(b *testing.B) {
 
 // BenchmarkPeerSpin explores peer-spin on latest single-threaded.
 func BenchmarkPeerSpin(b *testing.B) { benchExplore(b, PeerSpin(fgraph.Latest), ExploreOptions{}) }
+
+// BenchmarkStdCache explores std on latest with the visited-state cache.
+func BenchmarkStdCache(b *testing.B) {
+	benchExplore(b, Standard(fgraph.Latest), ExploreOptions{Cache: true})
+}
+
+// BenchmarkPeerSpinCache explores peer-spin with the visited-state cache.
+func BenchmarkPeerSpinCache(b *testing.B) {
+	benchExplore(b, PeerSpin(fgraph.Latest), ExploreOptions{Cache: true})
+}

@@ -16,6 +16,10 @@ type dfs struct {
 	shard int // this worker's shard, or -1
 	of    int // number of shards
 	zero  bool
+	// cache, if set, is the visited-state cache (cache.go); keys are the
+	// recorded choice points of the path, deepest last.
+	cache *cacheState
+	keys  []keyed
 }
 
 // step is one choice point on the current path: the choice made, the
@@ -34,6 +38,9 @@ func owner(pos, c, of int) int {
 
 func (d *dfs) Choose(p *Point, opts []Option) int {
 	n := len(opts)
+	if d.cache != nil && d.cache.hit {
+		return 0 // the rest of this run is a subtree the cache holds
+	}
 	if d.pos < len(d.path) {
 		s := d.path[d.pos]
 		if s.n != n {
@@ -51,6 +58,10 @@ func (d *dfs) Choose(p *Point, opts []Option) int {
 	lim := n
 	if d.of > 1 && d.zero {
 		lim = -1
+	}
+	// Only a point whose whole subtree this piece explores is cached.
+	if d.cache != nil && lim >= 0 && d.lookup() {
+		return 0
 	}
 	d.path = append(d.path, step{0, n, lim})
 	d.pos++
@@ -82,6 +93,9 @@ func (d *dfs) next() bool {
 			d.path[i].c = c
 			d.pos, d.zero = 0, true
 			return true
+		}
+		if d.cache != nil {
+			d.leave(i)
 		}
 		d.path = d.path[:i]
 	}
@@ -122,6 +136,20 @@ type ExploreOptions struct {
 	// Progress, if set, is updated as the exploration goes (read it from
 	// another goroutine to draw a progress display).
 	Progress *Progress
+	// Cache prunes the subtrees of visited states (cache.go, state.go):
+	// the same schedule, violation and known-finding counts as without,
+	// much less work. Ignored (the plain DFS runs, Summary.CacheOff says
+	// why) where the state cannot be read: a compiled target, E > 1.
+	Cache bool
+	// CacheEntries bounds each worker's table (0: DefaultCacheEntries);
+	// CacheExact stores whole state encodings instead of two 64-bit
+	// hashes (no collision risk, more memory).
+	CacheEntries int
+	CacheExact   bool
+	// cacheDrop, if non-zero, leaves state component cacheDrop-1 out
+	// (tests only: an incomplete state must be caught by the soundness
+	// comparison).
+	cacheDrop int
 }
 
 // Progress is a live view of a running exploration, safe to read from
@@ -215,12 +243,25 @@ type Summary struct {
 	Coverage   Coverage
 	Points     int64
 	Complete   bool // the whole bounded space was explored
+	// Cache is what the state cache did (ExploreOptions.Cache); Executed
+	// counts the runs actually executed (with the cache, pruned runs
+	// included; without, Runs).
+	Cache    *CacheStats
+	CacheOff string // why the cache was not used, if asked for
+	Executed int64
 }
 
 func (s *Summary) add(o *Summary) {
 	s.Runs += o.Runs
 	s.Violations += o.Violations
 	s.Points += o.Points
+	s.Executed += o.Executed
+	if o.Cache != nil {
+		if s.Cache == nil {
+			s.Cache = &CacheStats{}
+		}
+		s.Cache.add(o.Cache)
+	}
 	if s.First == nil {
 		s.First = o.First
 	}
@@ -293,6 +334,14 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 		}
 	}
 	total := &Summary{Complete: true}
+	useCache := opt.Cache
+	if useCache {
+		if ok, why := cacheable(sc); !ok {
+			useCache, total.CacheOff = false, why
+		} else {
+			total.Cache = &CacheStats{}
+		}
+	}
 	var wg sync.WaitGroup
 	var firstErr error
 	var next atomic.Int64
@@ -300,12 +349,24 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// One cache per worker, kept across its pieces: a subtree below
+			// a point off the all-default prefix is whole in every piece.
+			var wc *stateCache
+			if useCache {
+				wc = newStateCache(sc, opt.CacheEntries, opt.CacheExact, opt.cacheDrop-1)
+				defer func() {
+					wc.stats.Bytes = wc.bytes()
+					e.mu.Lock()
+					total.Cache.add(&wc.stats)
+					e.mu.Unlock()
+				}()
+			}
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= e.pieces {
 					return
 				}
-				s, err := protect(func() (*Summary, error) { return e.piece(i) })
+				s, err := protect(func() (*Summary, error) { return e.piece(i, wc) })
 				e.mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = err
@@ -380,7 +441,7 @@ func (e *explorer) resumed(i int) *Summary {
 
 // piece explores piece i of the job's shard (shard Shard+i*shards of
 // shards*pieces) and returns its summary.
-func (e *explorer) piece(i int) (*Summary, error) {
+func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 	opt := e.opt
 	r, err := newRunner(e.sc)
 	if err != nil {
@@ -388,6 +449,11 @@ func (e *explorer) piece(i int) (*Summary, error) {
 	}
 	shard, of := opt.Shard+i*e.shards, e.shards*e.pieces
 	d := &dfs{shard: shard, of: of, zero: true}
+	if wc != nil {
+		r.hashing = true
+		r.reuse = &reuse{}
+		d.cache = &cacheState{c: wc, r: r, verify: verifyHook}
+	}
 	s := &Summary{Complete: true}
 	if opt.Resume != nil {
 		p := opt.Resume.Pieces[i]
@@ -430,6 +496,7 @@ func (e *explorer) piece(i int) (*Summary, error) {
 	}
 	ro := opt.RunOptions
 	ro.stop = opt.Stop
+	lastSave := s.Runs // with the cache, Runs moves by whole subtrees
 	for {
 		// The all-default run is the first of every piece; only shard 0
 		// counts it (and its coverage), so that the pieces partition the
@@ -448,6 +515,16 @@ func (e *explorer) piece(i int) (*Summary, error) {
 		if opt.Stop != nil {
 			before = s.Coverage
 		}
+		if d.cache != nil {
+			d.cache.hit = false
+			// The choices before the last step of the path are the
+			// previous run's (next() changed only the last one).
+			until := len(d.path) - 1
+			if s.Executed == 0 {
+				until = -1 // no previous run in this piece
+			}
+			r.reuse.startRun(until)
+		}
 		res := r.run(d, ro)
 		if r.halted {
 			// Cut short by Stop: not counted (nor its coverage); the
@@ -458,7 +535,33 @@ func (e *explorer) piece(i int) (*Summary, error) {
 			save(false)
 			return s, nil
 		}
+		s.Executed++
 		counted := !uncounted
+		if cs := d.cache; cs != nil && cs.hit {
+			// The run stopped where a cached subtree begins: count the
+			// subtree (this run is one of its schedules) instead.
+			var t totals
+			cs.c.add(&t, cs.hitE, cs.hitP)
+			cs.tot.runs += t.runs
+			cs.tot.points += t.points
+			cs.tot.viol += t.viol
+			s.Runs += t.runs
+			s.Points += t.points
+			s.Violations += t.viol
+			for j := 0; j < cs.c.nKnown; j++ {
+				cs.tot.known[j] += t.known[j]
+				if t.known[j] != 0 {
+					if s.Known == nil {
+						s.Known = map[string]int64{}
+					}
+					s.Known[KnownFindings[j].Name] += t.known[j]
+				}
+			}
+			e.count(t.runs, t.viol)
+			counted = false
+		} else if counted && d.cache != nil {
+			d.cache.countRun(res)
+		}
 		if counted {
 			s.Runs++
 			e.count(1, 0)
@@ -506,7 +609,8 @@ func (e *explorer) piece(i int) (*Summary, error) {
 				return s, nil
 			}
 		}
-		if s.Runs%every == 0 {
+		if d.cache == nil && s.Runs%every == 0 || d.cache != nil && s.Runs-lastSave >= every {
+			lastSave = s.Runs
 			save(false) // the path now names the next schedule to run
 		}
 	}

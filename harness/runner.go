@@ -65,6 +65,13 @@ type ctx struct {
 	// nest is 0 for a task or an interrupt; n for the traced call an entry
 	// callback makes at nesting n (runner.nestedCall).
 	nest int
+	// With the state cache (runner.hashing): hist digests every input the
+	// context's code has read since its current op began (hook answers,
+	// the clock, the harness's own locals), which stands for its Go stack;
+	// base digests what the context was created with; nops counts its ops
+	// (state.go).
+	hist, base uint64
+	nops       int
 }
 
 // runner executes one scenario under one chooser. It implements fgraph.Hooks.
@@ -135,6 +142,12 @@ type runner struct {
 	// run was cut short by RunOptions.stop, it has no verdict (abort.go).
 	steps, budget int64
 	halted        bool
+	// hashing: the explorer caches visited states (state.go): every
+	// context keeps the digest of its inputs.
+	hashing bool
+	// reuse, with the cache: the in-place checks of the previous run,
+	// applied instead of run again over the shared prefix (reuse.go).
+	reuse *reuse
 }
 
 // RunOptions tune one run.
@@ -283,6 +296,7 @@ func (r *runner) reset() {
 	for _, c := range r.taskCt {
 		c.buf, c.occ, c.entry, c.pop, c.logFrom = c.buf[:0], [fgraph.NumSites]int32{}, nil, nil, 0
 		c.resv, c.irqOff, c.rest, c.inCallback = nil, 0, nil, 0
+		c.hist, c.base, c.nops = 0, 0, 0
 	}
 	r.ctxs = r.ctxs[:0]
 	clear(r.pc)
@@ -393,6 +407,10 @@ func (r *runner) exec(c *ctx, op Op) {
 	if r.tr != nil {
 		r.tracef(c, TraceOp, "%s %s", c.name, op)
 	}
+	if r.hashing {
+		c.nops++
+		c.hist = mix(mix(hashSeed, uint64(c.nops)), uint64(op.Kind)<<32|uint64(uint32(op.Func)))
+	}
 	r.yield(c, fgraph.SiteOpStart, false)
 	if r.stopped {
 		return
@@ -449,6 +467,9 @@ func (r *runner) call(c *ctx, op Op) {
 	t := c.task
 	ret, retp := m.PeekCall(op.Kind == OpTail)
 	slots := r.model.Slots
+	if r.hashing {
+		c.hist = mix(mix(mix(c.hist, uint64(ret)), uint64(retp)), slotsDigest(&slots))
+	}
 	c.entry = &inflightEntry{ret: ret, fn: fgraph.FuncAddr(op.Func), retp: retp, modelPos: len(r.model.Tasks[t].Frames)}
 	hij := m.Call(op.Func, op.Kind == OpTail)
 	c.entry = nil
@@ -499,6 +520,9 @@ func (r *runner) ret(c *ctx) {
 	}
 	slots := r.model.Slots
 	h0 := m.Handlers[c.level&7]
+	if r.hashing {
+		c.hist = mix(mix(mix(mix(c.hist, uint64(top.Val)), uint64(top.Retp)), uint64(h0)), slotsDigest(&slots))
+	}
 	got, want := m.Return()
 	c.pop = nil
 	if r.stopped {
@@ -589,6 +613,10 @@ func (r *runner) nestedCall(fn int) {
 	m := r.m
 	p := r.top()
 	c := &ctx{name: p.name, level: p.level, kind: p.kind, task: p.task, nest: p.nest + 1, occ: p.occ}
+	if r.hashing {
+		c.base = mix(mix(hashSeed, 0x6e657374), uint64(fn))
+		c.hist = c.base
+	}
 	r.ctxs = append(r.ctxs, c)
 	defer func() {
 		p.occ, p.lastSite = c.occ, c.lastSite
@@ -646,13 +674,22 @@ func (r *runner) Load(s fgraph.Site, a fgraph.Addr, k fgraph.Kind) fgraph.Word {
 		return r.m.Mem[a]
 	}
 	c := r.top()
+	if r.hashing {
+		c.hist = mix(c.hist, uint64(r.m.Clock()))
+	}
 	if !r.sc.StoresOnly {
 		r.yieldLoad(c, s, a)
 	}
 	for i := len(c.buf) - 1; i >= 0; i-- {
 		if c.buf[i].addr == a {
+			if r.hashing {
+				c.hist = mix(c.hist, uint64(s)<<32|uint64(uint32(a))^uint64(c.buf[i].val))
+			}
 			return c.buf[i].val
 		}
+	}
+	if r.hashing {
+		c.hist = mix(c.hist, uint64(s)<<32|uint64(uint32(a))^uint64(r.m.Mem[a]))
 	}
 	return r.m.Mem[a]
 }
@@ -674,6 +711,9 @@ func (r *runner) Store(s fgraph.Site, a fgraph.Addr, v fgraph.Word, k fgraph.Kin
 		return
 	}
 	c := r.top()
+	if r.hashing {
+		c.hist = mix(mix(mix(c.hist, uint64(r.m.Clock())), uint64(s)<<32|uint64(uint32(a))|uint64(k)<<60), uint64(v))
+	}
 	if s == fgraph.SiteEnterDepthStore && c.inCallback > 0 && !r.opt.NoOracles {
 		r.violate(OracleCallback, "function_graph_enter re-entered from inside an entry callback in the same context (no recursion lock)")
 	}
@@ -692,6 +732,9 @@ func (r *runner) AtomicAdd(s fgraph.Site, a fgraph.Addr, d int64) fgraph.Word {
 		return r.m.Mem[a]
 	}
 	c := r.top()
+	if r.hashing {
+		c.hist = mix(mix(c.hist, uint64(r.m.Clock())), uint64(s)<<32|uint64(uint32(a)))
+	}
 	v := r.m.Mem[a]
 	for i := len(c.buf) - 1; i >= 0; i-- {
 		if c.buf[i].addr == a {
@@ -700,6 +743,9 @@ func (r *runner) AtomicAdd(s fgraph.Site, a fgraph.Addr, d int64) fgraph.Word {
 		}
 	}
 	v += fgraph.Word(d)
+	if r.hashing {
+		c.hist = mix(c.hist, uint64(v))
+	}
 	c.buf = append(c.buf, pending{site: s, addr: a, val: v, kind: fgraph.Atomic})
 	r.commit(c)
 	return v
@@ -711,6 +757,9 @@ func (r *runner) Fence(s fgraph.Site, f fgraph.Fence) {
 		return
 	}
 	c := r.top()
+	if r.hashing {
+		c.hist = mix(mix(c.hist, uint64(r.m.Clock())), uint64(s)<<8|uint64(f))
+	}
 	r.commit(c)
 	if r.opt.Observe != nil {
 		r.opt.Observe.Fence(c.name, c.level, s, f)
@@ -812,7 +861,11 @@ func (r *runner) yield(c *ctx, s fgraph.Site, commit bool) {
 	c.lastSite = s
 	if !r.opt.NoOracles && r.checked != r.ver {
 		r.checked = r.ver
-		r.checkInPlace(c, s)
+		if r.reuse != nil {
+			r.checkInPlaceOnce(c, s)
+		} else {
+			r.checkInPlace(c, s)
+		}
 		if r.stopped {
 			return
 		}
@@ -909,6 +962,10 @@ func (r *runner) interrupt(parent *ctx, id int, k EventKind, at Pos) {
 	}
 	before := r.snapshotLive(t)
 	c := &ctx{name: strconv.Itoa(id), level: parent.level + 1, kind: k, task: t}
+	if r.hashing {
+		c.base = mix(wordsDigest(before), uint64(k))
+		c.hist = c.base
+	}
 	if r.tr != nil {
 		if e := r.tracef(c, TraceEnter, "%s %d in %s at %s", k, id, parent.name, at); e != nil {
 			e.Site = at.String()

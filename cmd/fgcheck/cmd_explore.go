@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"os"
+	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -18,7 +20,7 @@ const exploreUsage = `fgcheck explore [--variant latest|v6.11|seed] [--scenario 
        [--mutant NAME] [--fix LIST] [--bound K=2,D=2,R=1,E=1,C=2] [-K N] [-D N] [-R N] [-E N] [-C N]
        [--alias] [--stores-only] [--strict] [--workers N] [--shard i/n] [--max-runs N]
        [--time DURATION] [--checkpoint FILE] [--keep-going] [--out DIR] [--max-files N]
-       [--json] [--coverage] [--progress auto|on|off]
+       [--json] [--coverage] [--progress auto|on|off] [--cache|--exact] [--cache-entries N] [--cache-exact]
 
 Explores every schedule of the scenario within its bound and prints a
 summary. Exit 0: no violation (known findings allowed); 1: a violation
@@ -43,6 +45,10 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	maxRuns := fs.Int64("max-runs", 0, "stop after `N` schedules in all (0: no limit)")
 	ckpt := fs.String("checkpoint", "", "save the explorer's state to `FILE` (atomically) and resume from it when it exists")
 	every := fs.Int64("checkpoint-every", 10000, "with --checkpoint, save every `N` schedules of a piece (and whenever the run stops)")
+	cache := fs.Bool("cache", false, "prune the subtrees of visited states (same schedule, violation and known-finding counts; far fewer schedules run); port only, E <= 1")
+	exact := fs.Bool("exact", false, "run every schedule (the plain DFS; the default for now)")
+	cacheEntries := fs.Int("cache-entries", harness.DefaultCacheEntries, "with --cache, at most `N` states per worker (48 bytes each)")
+	cacheExact := fs.Bool("cache-exact", false, "with --cache, store whole state encodings instead of two 64-bit hashes (no collision risk, more memory)")
 	pos, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -55,6 +61,12 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	}
 	if *maxRuns < 0 {
 		return misuse(stderr, "explore", "--max-runs %d: want 0 (no limit) or more", *maxRuns)
+	}
+	if *cache && *exact {
+		return misuse(stderr, "explore", "--cache and --exact: choose one")
+	}
+	if *cacheEntries < 1 {
+		return misuse(stderr, "explore", "--cache-entries %d: want 1 or more", *cacheEntries)
 	}
 	if *every < 1 {
 		return misuse(stderr, "explore", "--checkpoint-every %d: want 1 or more", *every)
@@ -99,6 +111,9 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	engine := "exhaustive DFS"
+	if *cache {
+		engine += " with a visited-state cache"
+	}
 	if sn > 0 {
 		engine += fmt.Sprintf(", shard %d/%d", si, sn)
 	}
@@ -110,15 +125,18 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		o.shard = fmt.Sprintf("%d/%d", si, sn)
 	}
 	opt := harness.ExploreOptions{
-		RunOptions:  harness.RunOptions{Strict: hf.strict, OnChoice: h.onChoice()},
-		Workers:     workers,
-		Shard:       si,
-		Shards:      sn,
-		MaxRuns:     *maxRuns,
-		StopAtFirst: !hf.keepGoing,
-		OnViolation: h.onViolation,
-		Stop:        new(atomic.Bool),
-		Progress:    new(harness.Progress),
+		RunOptions:   harness.RunOptions{Strict: hf.strict, OnChoice: h.onChoice()},
+		Workers:      workers,
+		Shard:        si,
+		Shards:       sn,
+		MaxRuns:      *maxRuns,
+		StopAtFirst:  !hf.keepGoing,
+		OnViolation:  h.onViolation,
+		Stop:         new(atomic.Bool),
+		Progress:     new(harness.Progress),
+		Cache:        *cache,
+		CacheEntries: *cacheEntries,
+		CacheExact:   *cacheExact,
 	}
 	var saveErr error
 	if cf != nil {
@@ -147,6 +165,11 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	engineDone, release := h.watch(&hf, opt.Stop, opt.Progress, *maxRuns, max(o.resumed, 0))
 	defer release()
 
+	if *cache && os.Getenv("GOGC") == "" {
+		// The state tables are live for the whole run: main's GOGC=400
+		// would let the heap grow to five times them.
+		debug.SetGCPercent(100)
+	}
 	start := time.Now()
 	sum, err := harness.Explore(sc, opt)
 	o.seconds = time.Since(start).Seconds()

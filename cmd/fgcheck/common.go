@@ -819,6 +819,18 @@ type jsonSummary struct {
 	// Resumed is the schedule count a --checkpoint resumed from (absent
 	// when the run did not resume).
 	Resumed *int64 `json:"resumed,omitempty"`
+	// Cache is what explore --cache's state cache did (absent without it).
+	Cache *jsonCache `json:"cache,omitempty"`
+}
+
+type jsonCache struct {
+	States   int64  `json:"states"`
+	Hits     int64  `json:"hits"`
+	Lookups  int64  `json:"lookups"`
+	Executed int64  `json:"schedules_run"`
+	Bytes    int64  `json:"bytes"`
+	Full     int64  `json:"full"`
+	Off      string `json:"off,omitempty"`
 }
 
 type jsonViolation struct {
@@ -860,6 +872,11 @@ func (o *outcome) writeJSON(w io.Writer) {
 	if o.resumed >= 0 {
 		r := o.resumed
 		js.Resumed = &r
+	}
+	if c := o.sum.Cache; c != nil {
+		js.Cache = &jsonCache{States: c.States, Hits: c.Hits, Lookups: c.Lookups, Executed: o.sum.Executed, Bytes: c.Bytes, Full: c.Full}
+	} else if o.sum.CacheOff != "" {
+		js.Cache = &jsonCache{Executed: o.sum.Executed, Off: o.sum.CacheOff}
 	}
 	if first, text := o.first(); first != nil {
 		v := first.Violations[0]
@@ -925,6 +942,15 @@ func (o *outcome) writeText(w io.Writer) {
 		state += fmt.Sprintf("; resumed from a checkpoint at %d", o.resumed)
 	}
 	fmt.Fprintf(w, "schedules:   %d (%s)\n", o.sum.Runs, state)
+	if c := o.sum.Cache; c != nil {
+		fmt.Fprintf(w, "states:      %d stored, %d cache hits of %d lookups, %d schedules run for the %d covered (%.1f MiB of tables)\n",
+			c.States, c.Hits, c.Lookups, o.sum.Executed, o.sum.Runs, float64(c.Bytes)/(1<<20))
+		if c.Full > 0 {
+			fmt.Fprintf(w, "             the tables were full: %d subtrees not stored (--cache-entries)\n", c.Full)
+		}
+	} else if o.sum.CacheOff != "" {
+		fmt.Fprintf(w, "states:      no cache (%s): the plain DFS ran\n", o.sum.CacheOff)
+	}
 	fmt.Fprintf(w, "violations:  %d\n", o.sum.Violations)
 	if len(o.sum.Known) == 0 {
 		fmt.Fprintf(w, "known:       none\n")

@@ -1,0 +1,66 @@
+package fgraph
+
+// State encoding for the harness's visited-state cache (harness/state.go).
+// Nothing here is kernel code: it reads the simulated machine, it never
+// changes it.
+
+// Clock is the value of the deterministic trace_clock_local() counter.
+func (m *Machine) Clock() Word { return m.clock }
+
+// AppendState appends an encoding of everything in the machine that can
+// decide what the code under test does next, apart from the callback log and
+// the warnings (the harness encodes the parts of those it still reads):
+// memory, the per-level arch state, the users' Go-side state and the real
+// stacks of return-address slots. Two machines with equal encodings behave
+// alike from here on (given equal hook answers). Only the port's state is
+// encoded: a compiled core keeps state of its own (the harness does not
+// cache states of a compiled target).
+func (m *Machine) AppendState(dst []uint64) []uint64 {
+	// Memory: every shared word, live or not (a stale word above
+	// curr_ret_stack is what a later push or a reader may see).
+	for _, w := range m.Mem {
+		dst = append(dst, uint64(w))
+	}
+	// current and the context level the harness set.
+	dst = append(dst, uint64(m.Current), uint64(m.Level))
+	// Per level: the slot of the call being entered, the
+	// return_to_handler count (records carry it), calls made from entry
+	// callbacks.
+	for i := range m.entryRetp {
+		dst = append(dst, uint64(m.entryRetp[i]), uint64(m.Handlers[i]), uint64(m.nest[i]))
+	}
+	// Registration generation counter, the clock, fgraph_array set up.
+	init := uint64(0)
+	if m.initialized {
+		init = 1
+	}
+	dst = append(dst, uint64(m.regGen), uint64(m.clock), init)
+	// Users: registration generation, registered, entryfunc running per level.
+	for _, o := range m.ops {
+		reg := uint64(0)
+		if o.reg {
+			reg = 1
+		}
+		dst = append(dst, uint64(o.gen), reg)
+		for _, n := range o.in {
+			dst = append(dst, uint64(n))
+		}
+	}
+	// Tasks: alive, idle, and the real stack of return-address slots
+	// (what the unwinders walk and returns pop).
+	for i := range m.tasks {
+		t := &m.tasks[i]
+		var f uint64
+		if t.alive {
+			f |= 1
+		}
+		if t.idle {
+			f |= 2
+		}
+		dst = append(dst, f, uint64(len(t.slots)))
+		for _, s := range t.slots {
+			dst = append(dst, uint64(s.retp), uint64(s.val), uint64(s.orig), uint64(s.fn)<<8|uint64(s.ctx))
+		}
+	}
+	return dst
+}

@@ -1,0 +1,337 @@
+package harness
+
+import (
+	"math"
+	"slices"
+)
+
+// The explorer's visited-state cache (ExploreOptions.Cache).
+//
+// At a choice point the DFS has not been to on its current path, the state
+// of the run (state.go) is looked up. If the subtree below an equal state
+// was explored completely before, in this worker, the run stops there and
+// the explorer adds that subtree's totals (schedules, choice points,
+// failing schedules, schedules per known finding) instead of running it
+// again. When the DFS leaves a choice point it recorded, the totals of its
+// subtree are stored under its state. The budget used so far is part of
+// the state, so a hit has exactly the schedules below it that the plain
+// explorer would run: the cached explorer reports the same schedule count,
+// known-finding counts and violation count as the plain one (a test holds
+// it to that on std, peer-spin and every mutant), and the first violation
+// it meets is the plain explorer's first (a pruned subtree holds only what
+// its twin already showed).
+//
+// What it does not give exactly: coverage counts (interrupts per site) are
+// of the schedules run, not of those covered; the set of sites hit is the
+// same. OnRun sees the schedules run, not the pruned ones.
+
+// totals are the running counts of a piece, by which a subtree's are
+// measured.
+type totals struct {
+	runs, points, viol int64
+	known              [maxKnown]int64
+}
+
+// cacheEntry is a stored subtree: its schedules, their choice points (less
+// the prefix's, per schedule: rel), failing schedules and known-finding
+// counts (an offset into the table's slab, -1 when all zero).
+type cacheEntry struct {
+	runs, rel, viol int64
+	known           int32
+}
+
+// CacheStats counts what the state cache did.
+type CacheStats struct {
+	// States is the number of distinct states stored (subtrees explored).
+	States int64
+	// Hits counts the choice points whose subtree was taken from the cache.
+	Hits int64
+	// Lookups counts the choice points looked up.
+	Lookups int64
+	// Full counts the subtrees not stored because the table was full.
+	Full int64
+	// Bytes is the memory the table and its slab hold.
+	Bytes int64
+}
+
+func (s *CacheStats) add(o *CacheStats) {
+	s.States += o.States
+	s.Hits += o.Hits
+	s.Lookups += o.Lookups
+	s.Full += o.Full
+	s.Bytes += o.Bytes
+}
+
+// DefaultCacheEntries bounds a worker's table (ExploreOptions.CacheEntries).
+const DefaultCacheEntries = 1 << 20
+
+// stateCache is an open-addressing table from state keys to subtree
+// totals, growing by doubling up to a bound; when full it stores nothing
+// more (a miss costs time, never soundness). With exact set, keys are the
+// encodings themselves.
+type stateCache struct {
+	keys   []stateKey
+	vals   []cacheEntry
+	n, max int
+	slab   []uint32 // known-finding counts of the entries that have some
+	exact  map[string]cacheEntry
+	stats  CacheStats
+	nKnown int
+	// kslot lists the known findings of the scenario's variant (the only
+	// ones a count can be non-zero for), whose counts the slab keeps.
+	kslot   []int
+	scratch []uint64
+	drop    int // a component left out (tests of the state's completeness), -1 none
+}
+
+func newStateCache(sc *Scenario, max int, exact bool, drop int) *stateCache {
+	if max <= 0 {
+		max = DefaultCacheEntries
+	}
+	c := &stateCache{max: max, nKnown: len(KnownFindings), drop: drop}
+	for i, k := range KnownFindings {
+		if slices.Contains(k.Variants, sc.Variant) {
+			c.kslot = append(c.kslot, i)
+		}
+	}
+	if exact {
+		c.exact = map[string]cacheEntry{}
+	} else {
+		c.keys = make([]stateKey, 1<<12)
+		c.vals = make([]cacheEntry, 1<<12)
+	}
+	return c
+}
+
+func (c *stateCache) slot(k stateKey) int {
+	mask := len(c.keys) - 1
+	i := int(k.a) & mask
+	for {
+		if c.keys[i] == k || c.keys[i] == (stateKey{}) {
+			return i
+		}
+		i = (i + 1) & mask
+	}
+}
+
+// key computes the current state's key (and, in exact mode, its encoding).
+func (c *stateCache) key(r *runner) (stateKey, string) {
+	c.scratch = r.appendState(c.scratch[:0], c.drop)
+	if c.exact != nil {
+		return stateKey{}, wordsString(c.scratch)
+	}
+	return hashState(c.scratch), ""
+}
+
+func (c *stateCache) get(k stateKey, ks string) (cacheEntry, bool) {
+	c.stats.Lookups++
+	var e cacheEntry
+	var ok bool
+	if c.exact != nil {
+		e, ok = c.exact[ks]
+	} else {
+		i := c.slot(k)
+		e, ok = c.vals[i], c.keys[i] == k
+	}
+	if ok {
+		c.stats.Hits++
+	}
+	return e, ok
+}
+
+func (c *stateCache) put(k stateKey, ks string, t *totals, p0 int64) {
+	e := cacheEntry{runs: t.runs, rel: t.points - t.runs*p0, viol: t.viol, known: -1}
+	for i := 0; i < c.nKnown; i++ {
+		if t.known[i] != 0 {
+			if t.runs > math.MaxUint32 || len(c.slab)+len(c.kslot) > math.MaxInt32 {
+				c.stats.Full++ // a count the slab cannot hold: not stored
+				return
+			}
+			e.known = int32(len(c.slab))
+			for _, j := range c.kslot {
+				c.slab = append(c.slab, uint32(t.known[j]))
+			}
+			break
+		}
+	}
+	if c.exact != nil {
+		if len(c.exact) >= c.max {
+			c.stats.Full++
+			return
+		}
+		c.exact[ks] = e
+		c.stats.States++
+		c.stats.Bytes += int64(len(ks)) + 48
+		return
+	}
+	if (c.n+1)*4 > len(c.keys)*3 {
+		if len(c.keys)*2 > c.max*4/3+1 {
+			c.stats.Full++
+			return
+		}
+		c.grow()
+	}
+	i := c.slot(k)
+	if c.keys[i] != k {
+		c.n++
+		c.stats.States++
+	}
+	c.keys[i], c.vals[i] = k, e
+}
+
+func (c *stateCache) grow() {
+	keys, vals := c.keys, c.vals
+	c.keys = make([]stateKey, 2*len(keys))
+	c.vals = make([]cacheEntry, 2*len(vals))
+	for i, k := range keys {
+		if k != (stateKey{}) {
+			j := c.slot(k)
+			c.keys[j], c.vals[j] = k, vals[i]
+		}
+	}
+}
+
+func (c *stateCache) bytes() int64 {
+	b := int64(len(c.keys))*16 + int64(len(c.vals))*32 + int64(cap(c.slab))*4
+	if c.exact != nil {
+		b += c.stats.Bytes
+	}
+	return b
+}
+
+// add adds an entry's totals to t, for a hit at a point with p0 choice
+// points before it.
+func (c *stateCache) add(t *totals, e cacheEntry, p0 int64) {
+	t.runs += e.runs
+	t.points += e.rel + e.runs*p0
+	t.viol += e.viol
+	if e.known >= 0 {
+		for i, n := range c.slab[e.known : int(e.known)+len(c.kslot)] {
+			t.known[c.kslot[i]] += int64(n)
+		}
+	}
+}
+
+// cacheState is the dfs's part of the cache: the runner whose state it
+// reads, the subtree being skipped in this run, the totals so far.
+type cacheState struct {
+	c    *stateCache
+	r    *runner
+	hit  bool
+	hitE cacheEntry
+	hitP int64
+	tot  totals
+	// verify (tests): hits are not taken; every subtree whose state was
+	// stored is explored again and compared with the stored totals, and
+	// verify is called with the first visit's and this visit's schedules
+	// when they differ.
+	verify func(first, again Schedule, want, got cacheEntry, sameEncoding bool)
+	firsts map[stateKey]Schedule
+	encs   map[stateKey][]uint64
+}
+
+// lookup is called at a choice point the DFS has not seen on its path,
+// when the subtree below it is the whole subtree (not a shard's part). It
+// returns true if the subtree is in the cache: the run is stopped and the
+// subtree's totals are counted when it ends.
+func (d *dfs) lookup() (hit bool) {
+	cs := d.cache
+	r := cs.r
+	k, ks := cs.c.key(r)
+	p0 := int64(r.points)
+	e, ok := cs.c.get(k, ks)
+	if ok && cs.verify == nil {
+		cs.hit, cs.hitE, cs.hitP = true, e, p0
+		r.stopped = true
+		return true
+	}
+	kd := keyed{depth: len(d.path), k: k, ks: ks, t0: cs.tot, p0: p0}
+	if cs.verify != nil {
+		kd.sched = r.sched.clone()
+		kd.enc = append([]uint64(nil), cs.c.scratch...)
+		kd.verify, kd.want = ok, e
+	}
+	d.keys = append(d.keys, kd)
+	return false
+}
+
+// keyed is a recorded choice point on the path: its state and the totals
+// when its subtree began.
+type keyed struct {
+	depth int
+	k     stateKey
+	ks    string
+	t0    totals
+	p0    int64
+	// verify mode (tests): the schedule so far, and the entry a hit found.
+	sched  Schedule
+	enc    []uint64
+	verify bool
+	want   cacheEntry
+}
+
+// leave stores the subtree of the recorded point at depth i, now complete.
+func (d *dfs) leave(i int) {
+	cs := d.cache
+	n := len(d.keys)
+	if n == 0 || d.keys[n-1].depth != i {
+		return
+	}
+	kd := d.keys[n-1]
+	d.keys = d.keys[:n-1]
+	t := cs.tot
+	t.runs -= kd.t0.runs
+	t.points -= kd.t0.points
+	t.viol -= kd.t0.viol
+	for j := range t.known {
+		t.known[j] -= kd.t0.known[j]
+	}
+	if cs.verify != nil {
+		got := cacheEntry{runs: t.runs, rel: t.points - t.runs*kd.p0, viol: t.viol}
+		want := kd.want
+		var wt totals
+		if kd.verify {
+			cs.c.add(&wt, want, 0)
+		}
+		want.known, got.known = 0, 0
+		if kd.verify && (got != want || wt.known != t.known) {
+			cs.verify(cs.firsts[kd.k], kd.sched, want, got, slices.Equal(cs.encs[kd.k], kd.enc))
+		}
+		if !kd.verify {
+			if cs.firsts == nil {
+				cs.firsts = map[stateKey]Schedule{}
+			}
+			cs.firsts[kd.k] = kd.sched
+			if cs.encs == nil {
+				cs.encs = map[stateKey][]uint64{}
+			}
+			cs.encs[kd.k] = kd.enc
+			cs.c.put(kd.k, kd.ks, &t, kd.p0)
+		}
+		return
+	}
+	cs.c.put(kd.k, kd.ks, &t, kd.p0)
+}
+
+// countRun adds one counted run to the cache's totals.
+func (cs *cacheState) countRun(res *Result) {
+	cs.tot.runs++
+	cs.tot.points += int64(res.Points)
+	if res.Failed() {
+		cs.tot.viol++
+	}
+	for _, k := range res.Known {
+		cs.tot.known[knownIndex[k.Known]]++
+	}
+}
+
+func (s Schedule) clone() Schedule {
+	return Schedule{Events: append([]Event(nil), s.Events...), Orders: append([]Order(nil), s.Orders...)}
+}
+
+// verifyHook, when set (tests), puts the cache in verify mode: no subtree
+// is skipped; each one whose state was seen before is explored again and
+// its totals compared with the stored ones; the hook gets both visits'
+// schedules so far when they differ (and whether the encodings were equal:
+// false is a hash collision).
+var verifyHook func(first, again Schedule, want, got cacheEntry, sameEncoding bool)

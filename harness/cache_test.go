@@ -1,0 +1,276 @@
+package harness
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/fgcheck/fgcheck/fgraph"
+)
+
+// outcome is what the soundness comparison holds the cached explorer to.
+type outcome struct {
+	runs, points, viol int64
+	known              string   // per known finding, its schedule count
+	verdicts           []string // the (oracle, known finding) pairs any run reported
+	sites              []string // the sites where an interrupt was delivered
+	first              string   // the first failing schedule and its oracle
+}
+
+func (o outcome) String() string {
+	return fmt.Sprintf("runs %d points %d violations %d known {%s}\nverdicts %v\nsites %v\nfirst %s", o.runs, o.points, o.viol, o.known, o.verdicts, o.sites, o.first)
+}
+
+func explored(t *testing.T, sc *Scenario, opt ExploreOptions) outcome {
+	t.Helper()
+	seen := map[string]bool{}
+	opt.OnRun = func(r *Result) {
+		for _, v := range r.Violations {
+			seen[v.Oracle+"/-"] = true
+		}
+		for _, v := range r.Known {
+			seen[v.Oracle+"/"+v.Known] = true
+		}
+	}
+	s, err := Explore(sc, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opt.Cache && s.Cache == nil {
+		t.Fatalf("%s: cache not used: %s", sc.Name, s.CacheOff)
+	}
+	o := outcome{runs: s.Runs, points: s.Points, viol: s.Violations}
+	var ks []string
+	for k, n := range s.Known {
+		ks = append(ks, fmt.Sprintf("%s:%d", k, n))
+	}
+	sort.Strings(ks)
+	o.known = strings.Join(ks, " ")
+	for v := range seen {
+		o.verdicts = append(o.verdicts, v)
+	}
+	sort.Strings(o.verdicts)
+	for st := fgraph.Site(0); int(st) < fgraph.NumSites; st++ {
+		if s.Coverage.Hit(st) {
+			o.sites = append(o.sites, st.String())
+		}
+	}
+	if s.First != nil {
+		f := &File{Scenario: sc, Schedule: s.First.Schedule}
+		o.first = fmt.Sprintf("run %d %s:\n%s", s.First.Run, s.First.Violations[0].Oracle, f.Format())
+	}
+	return o
+}
+
+// soundScenarios are the scenarios of the soundness comparison: std,
+// peer-spin, and std with every catalogue mutant (controls included).
+func soundScenarios() []*Scenario {
+	out := []*Scenario{Standard(fgraph.Latest), PeerSpin(fgraph.Latest)}
+	for _, mi := range fgraph.Catalogue {
+		sc := Standard(fgraph.Latest)
+		sc.Mutant = mi.Mutant
+		sc.Name = "std+" + mi.Name
+		out = append(out, sc)
+	}
+	return out
+}
+
+// TestCacheSound: the cached explorer and the plain one give the same
+// schedule, choice-point, violation and known-finding counts, the same set
+// of (oracle, known finding) verdicts, the same sites interrupted and the
+// same first violation, on std, peer-spin and std with every mutant of the
+// catalogue. Std and peer-spin are explored completely (KeepGoing: every
+// violation of every run counted); each mutant once to its first
+// violation at the std bound (its kill: the same schedule, found at the
+// same run) and once completely at C=1. A control survives the whole std
+// bound in both; the plain half of that is mutants.TestCatalogue's, so
+// here the cached explorer alone must find no violation.
+func TestCacheSound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores std, peer-spin and every mutant twice")
+	}
+	for i, sc := range soundScenarios() {
+		t.Run(sc.Name, func(t *testing.T) {
+			type mode struct {
+				name string
+				sc   *Scenario
+				opt  ExploreOptions
+			}
+			var modes []mode
+			if i < 2 {
+				modes = append(modes, mode{"complete", sc, ExploreOptions{RunOptions: RunOptions{KeepGoing: true}}})
+			} else {
+				small := *sc
+				small.Bound.C = 1
+				modes = append(modes, mode{"complete C=1", &small, ExploreOptions{RunOptions: RunOptions{KeepGoing: true}}})
+				if sc.Mutant.Info().Control {
+					o := explored(t, sc, ExploreOptions{Cache: true, StopAtFirst: true})
+					if o.viol != 0 || o.first != "" {
+						t.Errorf("control %s flagged by the cached explorer: %s", sc.Mutant, o)
+					}
+				} else {
+					modes = append(modes, mode{"first kill", sc, ExploreOptions{StopAtFirst: true}})
+				}
+			}
+			for _, m := range modes {
+				plain := explored(t, m.sc, m.opt)
+				m.opt.Cache = true
+				cached := explored(t, m.sc, m.opt)
+				if plain.String() != cached.String() {
+					t.Errorf("%s: cached explorer differs from plain:\nplain:\n%s\ncached:\n%s", m.name, plain, cached)
+				}
+			}
+		})
+	}
+}
+
+// TestCacheIncompleteStateCaught: leaving a component out of the state
+// makes the cache merge states whose futures differ, and the comparison
+// of TestCacheSound catches it. Each component is dropped in turn on
+// peer-spin; leaving out memory and the machine, the region orders, the
+// verdict history or the contexts must be caught. (The others are logged:
+// on peer-spin the model, the budget, the program position, the log window
+// and the pending warnings are implied by the rest at every choice point:
+// two states that differ in them differ in memory or a context too, so
+// dropping one alone changes no count there. They stay in the state for
+// the scenarios where that does not hold.)
+func TestCacheIncompleteStateCaught(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores peer-spin and std once per state component")
+	}
+	scs := []*Scenario{PeerSpin(fgraph.Latest)}
+	var want []string
+	for _, sc := range scs {
+		want = append(want, explored(t, sc, ExploreOptions{RunOptions: RunOptions{KeepGoing: true}}).String())
+	}
+	var caught []string
+	for comp, name := range StateComponents() {
+		for i, sc := range scs {
+			got := explored(t, sc, ExploreOptions{RunOptions: RunOptions{KeepGoing: true}, Cache: true, cacheDrop: comp + 1})
+			if got.String() != want[i] {
+				caught = append(caught, name)
+				t.Logf("without %s: %s differs (%d schedules, want the plain count)", name, sc.Name, got.runs)
+				break
+			}
+			if i == len(scs)-1 {
+				t.Logf("without %s: no difference on these scenarios", name)
+			}
+		}
+	}
+	for _, name := range []string{"machine", "orders", "verdicts", "contexts"} {
+		if !slices.Contains(caught, name) {
+			t.Errorf("a state without %s was not caught by the comparison", name)
+		}
+	}
+}
+
+// TestCacheVerifyEverySubtree re-explores every subtree whose state the
+// cache has seen (verify mode) on peer-spin and std and requires the same
+// totals as the first visit: no two suffixes with one state and different
+// outcomes.
+func TestCacheVerifyEverySubtree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores peer-spin and std in verify mode")
+	}
+	defer func() { verifyHook = nil }()
+	for _, sc := range []*Scenario{PeerSpin(fgraph.Latest), Standard(fgraph.Latest)} {
+		bad := 0
+		verifyHook = func(first, again Schedule, want, got cacheEntry, same bool) {
+			bad++
+			if bad <= 2 {
+				f1, f2 := &File{Scenario: sc, Schedule: first}, &File{Scenario: sc, Schedule: again}
+				t.Errorf("%s: one state, two outcomes (same encoding: %v): %+v then %+v\nfirst visit:\n%s\nagain:\n%s", sc.Name, same, want, got, f1.Format(), f2.Format())
+			}
+		}
+		if _, err := Explore(sc, ExploreOptions{Cache: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// The cache is off where the state cannot be read, and says why.
+func TestCacheOffForE2(t *testing.T) {
+	sc := Standard(fgraph.Latest)
+	sc.Bound = Bound{K: 0, D: 0, R: 0, E: 2, C: 1}
+	s, err := Explore(sc, ExploreOptions{Cache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Cache != nil || s.CacheOff == "" {
+		t.Fatalf("cache used with E = 2 (CacheOff %q)", s.CacheOff)
+	}
+}
+
+// Two workers and four shards keep the exact totals with the cache.
+func TestCacheShardsAndWorkers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores peer-spin sharded")
+	}
+	sc := PeerSpin(fgraph.Latest)
+	want := explored(t, sc, ExploreOptions{})
+	w2 := explored(t, sc, ExploreOptions{Cache: true, Workers: 2})
+	if w2.runs != want.runs || w2.known != want.known || w2.points != want.points {
+		t.Errorf("2 workers: %s\nwant %s", w2, want)
+	}
+	var runs int64
+	for i := 0; i < 4; i++ {
+		s, err := Explore(sc, ExploreOptions{Cache: true, Shard: i, Shards: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, err := Explore(sc, ExploreOptions{Shard: i, Shards: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Runs != plain.Runs || fmt.Sprint(s.Known) != fmt.Sprint(plain.Known) {
+			t.Errorf("shard %d/4: cached %d %v, plain %d %v", i, s.Runs, s.Known, plain.Runs, plain.Known)
+		}
+		runs += s.Runs
+	}
+	if runs != want.runs {
+		t.Errorf("shards sum to %d, want %d", runs, want.runs)
+	}
+}
+
+// Exact states (no hashes) give the same totals.
+func TestCacheExact(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores peer-spin twice")
+	}
+	sc := PeerSpin(fgraph.Latest)
+	a := explored(t, sc, ExploreOptions{Cache: true})
+	b := explored(t, sc, ExploreOptions{Cache: true, CacheExact: true})
+	if a.String() != b.String() {
+		t.Errorf("exact states differ from hashed:\n%s\n%s", b, a)
+	}
+}
+
+// A cached exploration stopped by MaxRuns and resumed from its checkpoint
+// ends with the plain totals (the resumed path's points are not cached:
+// their subtrees began in the first leg).
+func TestCacheCheckpointResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores peer-spin twice")
+	}
+	sc := PeerSpin(fgraph.Latest)
+	want := explored(t, sc, ExploreOptions{})
+	var cp *Checkpoint
+	opt := ExploreOptions{Cache: true, MaxRuns: 20000, Checkpoint: func(c *Checkpoint) { cp = c }, CheckpointEvery: 3000}
+	first, err := Explore(sc, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Complete || cp == nil {
+		t.Fatalf("first leg complete=%v checkpoint=%v", first.Complete, cp != nil)
+	}
+	opt.MaxRuns, opt.Resume = 0, cp
+	s, err := Explore(sc, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Complete || s.Runs != want.runs || s.Points != want.points {
+		t.Errorf("resumed: complete=%v runs %d points %d, want %d %d", s.Complete, s.Runs, s.Points, want.runs, want.points)
+	}
+}

@@ -1,0 +1,62 @@
+package harness
+
+import "github.com/fgcheck/fgcheck/fgraph"
+
+// Checks carried over from the previous run (with the state cache on).
+//
+// The DFS re-runs the prefix its previous run ran: every choice before the
+// one next() changed is replayed, so until that choice point the run is the
+// previous run, step for step, and so is every in-place oracle check
+// (checkInPlace) in it. Such a check is not run again: its effects as the
+// previous run recorded them are applied instead, in the same order: the
+// violations and known findings it reported (the known-finding flags of the
+// prefix carried over, without which a later report would be lost or
+// doubled), the log and warning positions it left, whether it stopped the
+// run. The soundness tests of the cache (cache_test.go) hold the result to
+// the plain explorer's, which runs every check.
+
+// checkRec is what one in-place check did.
+type checkRec struct {
+	viol, known       []Violation
+	logSeen, warnSeen int
+	stopped           bool
+}
+
+// reuse is the runner's record of its checks, this run's and the previous
+// run's; until is the last choice point index whose prefix is shared with
+// the previous run (-1: none).
+type reuse struct {
+	prev, cur []checkRec
+	until     int
+}
+
+// startRun begins a run whose first until+1 choice points (indices 0..until)
+// replay the previous run's choices.
+func (u *reuse) startRun(until int) {
+	u.prev, u.cur = u.cur, u.prev[:0]
+	u.until = until
+}
+
+// checkInPlaceOnce runs the in-place check, or applies the previous run's
+// record of it while the run is still the previous run.
+func (r *runner) checkInPlaceOnce(c *ctx, s fgraph.Site) {
+	u := r.reuse
+	k := len(u.cur)
+	if r.tr == nil && r.points <= u.until && k < len(u.prev) {
+		rec := u.prev[k]
+		u.cur = append(u.cur, rec)
+		r.res.Violations = append(r.res.Violations, rec.viol...)
+		r.res.Known = append(r.res.Known, rec.known...)
+		r.logSeen, r.warnSeen = rec.logSeen, rec.warnSeen
+		if rec.stopped {
+			r.stopped = true
+		}
+		return
+	}
+	nv, nk := len(r.res.Violations), len(r.res.Known)
+	r.checkInPlace(c, s)
+	u.cur = append(u.cur, checkRec{
+		viol: r.res.Violations[nv:len(r.res.Violations):len(r.res.Violations)], known: r.res.Known[nk:len(r.res.Known):len(r.res.Known)],
+		logSeen: r.logSeen, warnSeen: r.warnSeen, stopped: r.stopped,
+	})
+}

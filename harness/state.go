@@ -1,0 +1,371 @@
+package harness
+
+import (
+	"math/bits"
+	"slices"
+	"strings"
+
+	"github.com/fgcheck/fgcheck/fgraph"
+	"github.com/fgcheck/fgcheck/model"
+)
+
+// The visited state of a run at a choice point, for the explorer's state
+// cache (cache.go). Everything that decides the rest of the run, every
+// oracle's verdict on it and the counts the explorer reports is encoded
+// here, in one place; what is left out is said below with the reason.
+//
+// The harness runs the code under test on the Go stack (the port calls the
+// hooks synchronously), so a context's locals cannot be read. They are a
+// function of what the context's code has read since its current op began:
+// each context keeps a digest of every answer the hooks gave it (the value
+// of every load, every store it made, every fence, the trace clock at each
+// hook) and of the harness locals its op keeps across yield points (the
+// user table at call and return entry, the slot being returned through,
+// the live words an interrupt found). Two contexts that started the same op
+// and read the same inputs hold the same locals: the code is deterministic.
+//
+// Left out on purpose:
+//   - occurrence counters (ctx.occ) and event IDs: they name positions in a
+//     schedule file, nothing reads them to decide what happens;
+//   - the schedule so far, r.points, the trace: records, not state;
+//   - the closures of remote actions' tails (r.finish, r.later): encoded
+//     by which remotes fired and the queue lengths, which determine them
+//     while at most one remote event fires per run (E <= 1); the cache is
+//     off for E > 1 (cacheable).
+
+// The encoding's components, in order. Each is appended by appendState;
+// stateDrop (a test's deliberately incomplete definition) skips one.
+const (
+	stMachine  = iota // memory and the machine's Go-side state (fgraph.Machine.AppendState)
+	stLog             // the callback records an oracle or an op will still read
+	stWarnings        // WARNs not yet judged by oracle 7
+	stModel           // the reference model: user table, generations, every task's frames
+	stProgram         // each task's program counter, the running task, the remotes fired and their pending tails
+	stBudget          // interrupts, reordered regions and remote events used (the remaining budget)
+	stOrders          // the region orders chosen so far (one order per static region per run)
+	stVerdicts        // the oracles' own history: violations and known findings reported so far, the flags known findings match on, the in-place check pending
+	stContexts        // every context: its stack position, store buffer, region being committed, in-flight entry, return and reservation, and its input digest
+	stNum
+)
+
+var stNames = [stNum]string{"machine", "log", "warnings", "model", "program", "budget", "orders", "verdicts", "contexts"}
+
+// StateComponents names the state's components in order (for tests and
+// docs).
+func StateComponents() []string { return stNames[:] }
+
+// knownIndex numbers KnownFindings for the verdict bitmask and the counts.
+var knownIndex = func() map[string]int {
+	m := map[string]int{}
+	for i, k := range KnownFindings {
+		m[k.Name] = i
+	}
+	if len(m) > maxKnown {
+		panic("harness: more known findings than the state cache counts")
+	}
+	return m
+}()
+
+const maxKnown = 32
+
+var oracleIndex = func() map[string]int {
+	m := map[string]int{}
+	for i, o := range Oracles {
+		m[o] = i
+	}
+	return m
+}()
+
+// appendState appends the encoding of the run's state to dst, leaving out
+// component drop (stNum: none).
+func (r *runner) appendState(dst []uint64, drop int) []uint64 {
+	m := r.m
+	b2u := func(b bool) uint64 {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	sep := func(i int) { dst = append(dst, 0x5eb0000+uint64(i)) }
+	for comp := 0; comp < stNum; comp++ {
+		if comp == drop {
+			continue
+		}
+		sep(comp)
+		switch comp {
+		case stMachine:
+			// Memory decides every later load; the Go-side arch and user
+			// state (real stacks, per-level counters, generations, the
+			// clock) decides the calls and returns the port makes.
+			dst = m.AppendState(dst)
+		case stLog:
+			// call and ret compare the records of their op (from the
+			// context's logFrom) with the model; the in-place oracle checks
+			// the records after logSeen. Older records are never read again.
+			lo := r.logSeen
+			for _, c := range r.ctxs {
+				lo = min(lo, c.logFrom)
+			}
+			for _, c := range r.taskCt {
+				lo = min(lo, c.logFrom)
+			}
+			lo = max(0, min(lo, len(m.Log)))
+			dst = append(dst, uint64(len(m.Log)-lo), uint64(r.logSeen-lo))
+			for _, rec := range m.Log[lo:] {
+				dst = append(dst, uint64(rec.Kind)|uint64(rec.Task)<<8|uint64(rec.Level)<<16|uint64(uint8(rec.Ops))<<24|uint64(uint16(rec.Nest))<<32|
+					b2u(rec.Accepted)<<48|b2u(rec.Torn)<<49|b2u(rec.Reentered)<<50|b2u(rec.Transition)<<51|b2u(rec.Data != nil)<<52|b2u(rec.Parent != nil)<<53,
+					uint64(rec.Gen), uint64(rec.Idx), uint64(rec.Func), uint64(rec.Depth), uint64(rec.Handler), uint64(uint64(rec.Gops)),
+					uint64(len(rec.Data)), uint64(len(rec.Parent)))
+				for _, w := range rec.Data {
+					dst = append(dst, uint64(w))
+				}
+				for _, w := range rec.Parent {
+					dst = append(dst, uint64(w))
+				}
+			}
+			for _, c := range r.taskCt {
+				dst = append(dst, uint64(c.logFrom-lo))
+			}
+			for _, c := range r.ctxs {
+				dst = append(dst, uint64(c.logFrom-lo))
+			}
+		case stWarnings:
+			// A WARN not yet judged is a violation to come.
+			w := m.Warnings[min(r.warnSeen, len(m.Warnings)):]
+			dst = append(dst, uint64(len(w)))
+			for _, x := range w {
+				dst = append(dst, uint64(x.Site), strHash(x.Msg))
+			}
+		case stModel:
+			// The model is what every later oracle compares with.
+			dst = appendModel(dst, r.model)
+		case stProgram:
+			// What is left to run: the task programs, which task runs, the
+			// remotes still offered and the tails of those that fired
+			// (r.finish / r.later, determined by these while E <= 1), the
+			// registrations whose tail has not published yet.
+			dst = append(dst, uint64(len(r.pc)), uint64(m.Current))
+			for _, pc := range r.pc {
+				dst = append(dst, uint64(pc))
+			}
+			var used uint64
+			for i, u := range r.remoteUsed {
+				if u {
+					used |= 1 << (i & 63)
+				}
+			}
+			dst = append(dst, used, uint64(len(r.finish)), uint64(len(r.later)))
+			for _, p := range r.pending {
+				dst = append(dst, uint64(p))
+			}
+		case stBudget:
+			// The remaining budget decides the options of every later
+			// choice point (and so the schedules below this one).
+			dst = append(dst, uint64(r.kUsed)|uint64(r.rUsed)<<16|uint64(r.eUsed)<<32)
+		case stOrders:
+			// A region chosen once keeps its order at every later instance.
+			dst = appendOrders(dst, r.orders)
+			dst = appendOrders(dst, r.drops)
+		case stVerdicts:
+			// A known finding is reported once per run; a violation stops
+			// the run (or, with KeepGoing, marks it failed); the flags the
+			// allowances match on; whether the in-place oracles still have
+			// to look at the last change.
+			var viol, known uint64
+			for _, v := range r.res.Violations {
+				viol |= 1 << oracleIndex[v.Oracle]
+			}
+			for _, v := range r.res.Known {
+				known |= 1 << knownIndex[v.Known]
+			}
+			dst = append(dst, viol, known,
+				b2u(r.stopped)|b2u(r.aliasDep)<<1|b2u(r.inReserveWindow)<<2|b2u(r.staleRetp)<<3|b2u(r.clobbered)<<4|
+					b2u(r.directRace)<<5|b2u(r.checked != r.ver)<<6|uint64(r.direct)<<8)
+		case stContexts:
+			// The contexts on the CPU, bottom first, and the tasks off it.
+			dst = append(dst, uint64(len(r.ctxs)))
+			for _, c := range r.taskCt {
+				dst = appendCtx(dst, c)
+			}
+			for _, c := range r.ctxs {
+				dst = appendCtx(dst, c)
+			}
+		}
+	}
+	return dst
+}
+
+// appendCtx encodes one context: where it is (level, nesting, its input
+// digest and op count), what it has not committed yet, and what the
+// oracles track of its entry, return and reservation in flight.
+func appendCtx(dst []uint64, c *ctx) []uint64 {
+	dst = append(dst, uint64(c.level)|uint64(c.kind)<<8|uint64(c.task)<<16|uint64(c.nest)<<24|uint64(c.irqOff)<<32|uint64(c.inCallback)<<40,
+		uint64(c.lastSite), uint64(c.nops), c.hist, c.base, uint64(len(c.buf)), uint64(len(c.rest)))
+	for _, p := range c.buf {
+		dst = append(dst, uint64(p.site)|uint64(p.kind)<<16|uint64(uint32(p.addr))<<32, uint64(p.val))
+	}
+	for _, p := range c.rest {
+		dst = append(dst, uint64(p.site)|uint64(p.kind)<<16|uint64(uint32(p.addr))<<32, uint64(p.val))
+	}
+	if e := c.entry; e != nil {
+		var ok uint64
+		for i, b := range e.ok {
+			if b {
+				ok |= 1 << i
+			}
+		}
+		dst = append(dst, 1, uint64(e.ret), uint64(e.fn), uint64(e.retp), uint64(e.modelPos), uint64(e.base)<<32|uint64(uint32(e.top)), ok<<1|boolU(e.pushed))
+	} else {
+		dst = append(dst, 0)
+	}
+	if p := c.pop; p != nil {
+		dst = append(dst, 1, uint64(p.modelTop), uint64(p.lowered))
+	} else {
+		dst = append(dst, 0)
+	}
+	if v := c.resv; v != nil {
+		dst = append(dst, 1, uint64(v.addr), uint64(v.val), boolU(v.raised))
+	} else {
+		dst = append(dst, 0)
+	}
+	return dst
+}
+
+func boolU(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func appendOrders(dst []uint64, o map[fgraph.Site][]fgraph.Site) []uint64 {
+	keys := make([]fgraph.Site, 0, 4)
+	for k := range o {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	dst = append(dst, uint64(len(keys)))
+	for _, k := range keys {
+		v := o[k]
+		dst = append(dst, uint64(k), uint64(len(v)), boolU(v == nil))
+		for _, s := range v {
+			dst = append(dst, uint64(s))
+		}
+	}
+	return dst
+}
+
+func appendModel(dst []uint64, s *model.State) []uint64 {
+	for _, sl := range s.Slots {
+		dst = append(dst, uint64(uint32(sl.User))|uint64(uint32(sl.Gen))<<32, boolU(sl.Ready)|boolU(sl.Leaving)<<1)
+	}
+	dst = append(dst, uint64(s.Gen), boolU(s.Cfg.NoFilter))
+	for _, g := range s.SlotGen {
+		dst = append(dst, uint64(g))
+	}
+	for _, st := range s.Started {
+		dst = append(dst, boolU(st))
+	}
+	for _, t := range s.Tasks {
+		dst = append(dst, boolU(t.HasStack), uint64(t.Depth), uint64(t.Overrun), uint64(len(t.Frames)))
+		for _, f := range t.Frames {
+			dst = append(dst, f.Ret, f.Func, f.Retp, uint64(f.Bits)|uint64(f.Gens)<<16, uint64(f.EntryDepth), uint64(len(f.Data)), uint64(len(f.Accepted)))
+			for _, d := range f.Data {
+				dst = append(dst, uint64(d.Idx), uint64(len(d.Words)))
+				dst = append(dst, d.Words...)
+			}
+			for _, a := range f.Accepted {
+				dst = append(dst, uint64(a.Idx)|uint64(a.User)<<16|uint64(a.Gen)<<32)
+			}
+		}
+	}
+	return dst
+}
+
+// ---- digests ----
+
+const hashSeed = 0x243f6a8885a308d3
+
+// mix folds x into the digest h (a context's input history).
+func mix(h, x uint64) uint64 {
+	h ^= x + 0x9e3779b97f4a7c15 + h<<6 + h>>2
+	h *= 0xbf58476d1ce4e5b9
+	return h ^ h>>31
+}
+
+func slotsDigest(s *[model.Slots]model.Slot) uint64 {
+	h := uint64(hashSeed)
+	for _, sl := range s {
+		h = mix(h, uint64(uint32(sl.User))|uint64(uint32(sl.Gen))<<32^boolU(sl.Ready)<<62^boolU(sl.Leaving)<<63)
+	}
+	return h
+}
+
+func wordsDigest(w []fgraph.Word) uint64 {
+	h := uint64(hashSeed) ^ uint64(len(w))
+	for _, x := range w {
+		h = mix(h, uint64(x))
+	}
+	return h
+}
+
+func strHash(s string) uint64 {
+	h := uint64(0xcbf29ce484222325)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 0x100000001b3
+	}
+	return h
+}
+
+// stateKey is a state's two independent 64-bit hashes. The two use
+// different multipliers, rotations and seeds over the same words; taken as
+// independent, a false hit among n stored states has probability about
+// n^2 / 2^129 (for 10^6 states, 1.5e-27). Each context's input digest
+// (ctx.hist) is one 64-bit word inside the encoding: two different input
+// histories of one context merge with probability about 2^-64 per pair.
+// ExploreOptions.CacheExact stores the encodings themselves instead.
+type stateKey struct{ a, b uint64 }
+
+func hashState(w []uint64) stateKey {
+	a, b := uint64(0x9e3779b97f4a7c15), uint64(0xc2b2ae3d27d4eb4f)^uint64(len(w))
+	for _, x := range w {
+		a = bits.RotateLeft64(a^x*0xff51afd7ed558ccd, 31) * 0x9e3779b97f4a7c15
+		b = bits.RotateLeft64(b+(x^0x2545f4914f6cdd1d)*0xc4ceb9fe1a85ec53, 27)*0x165667b19e3779f9 + 0x27d4eb2f165667c5
+	}
+	a ^= a >> 33
+	a *= 0xff51afd7ed558ccd
+	a ^= a >> 33
+	b ^= b >> 29
+	b *= 0xbf58476d1ce4e5b9
+	b ^= b >> 32
+	if a == 0 && b == 0 {
+		a = 1 // (0, 0) marks a free slot of the table
+	}
+	return stateKey{a, b}
+}
+
+// cacheable reports whether the explorer can cache the states of sc: the
+// port only (a compiled core keeps state the harness cannot read), and at
+// most one remote event per run (see the comment at the top).
+func cacheable(sc *Scenario) (bool, string) {
+	switch {
+	case sc.Target != nil:
+		return false, "the compiled target's state (its C stack) cannot be read"
+	case sc.Bound.E > 1:
+		return false, "E > 1: the state does not encode the order of several remote tails"
+	}
+	return true, ""
+}
+
+// wordsString renders an encoding as a map key (CacheExact).
+func wordsString(w []uint64) string {
+	var b strings.Builder
+	b.Grow(8 * len(w))
+	for _, x := range w {
+		for i := 0; i < 8; i++ {
+			b.WriteByte(byte(x >> (8 * i)))
+		}
+	}
+	return b.String()
+}
