@@ -3,8 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"sync/atomic"
 	"time"
