@@ -174,8 +174,7 @@ func (m *Machine) registerBegin(o *Ops) int {
 		return ENOSPC
 	}
 	m.st(SiteRegister, m.opsAddr(o.k, OpsIdx), intWord(i))
-	m.regGen++
-	o.gen, o.reg = m.regGen, true
+	m.MarkRegistered(o)
 	if m.cfg.GenCounter {
 		m.st(SiteRegister, AddrSlotGen+Addr(i), m.ld(SiteRegister, AddrSlotGen+Addr(i))+1)
 	}

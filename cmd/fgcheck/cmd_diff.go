@@ -131,7 +131,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 			row.Unreplayable, row.Reordered, row.CViolations, row.CKnown = rep.Unreplayable, rep.Reordered, rep.CViolations, rep.CKnown
 			if len(rep.Divergences) > 0 {
 				d := rep.Divergences[0]
-				row.First = fmt.Sprintf("schedule %d %s: %s", d.Run, scheduleText(d.Schedule), d.What)
+				row.First = fmt.Sprintf("schedule %d %s: %s", d.Run, scheduleText(it.sc, d.Schedule), d.What)
 				code = exitViolation
 			}
 			if !*asJSON {
@@ -160,17 +160,6 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-func scheduleText(s harness.Schedule) string {
-	if len(s.Events) == 0 && len(s.Orders) == 0 {
-		return "(program order)"
-	}
-	var parts []string
-	for _, e := range s.Events {
-		parts = append(parts, fmt.Sprintf("%s id=%d in=%s at=%s", e.Kind, e.ID, e.In, e.At))
-	}
-	return "[" + strings.Join(parts, "; ") + "]"
-}
-
 func knownText(k map[string]int64) string {
 	if len(k) == 0 {
 		return "none"
@@ -180,4 +169,13 @@ func knownText(k map[string]int64) string {
 		parts = append(parts, fmt.Sprintf("%s (%d)", n, k[n]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// scheduleText is a schedule on one line, in the file format's words.
+func scheduleText(sc *harness.Scenario, s harness.Schedule) string {
+	t := strings.TrimSpace(harness.FormatSchedule(sc, s))
+	if t == "" {
+		return "(program order)"
+	}
+	return "[" + strings.ReplaceAll(t, "\n", "; ") + "]"
 }

@@ -1,4 +1,3 @@
-/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * fgc_abi.h: the interface between runtime.c (in the object built from a
  * kernel tree) and fgcheck's cgo loader (ctarget/cload). Port addresses

@@ -1,4 +1,3 @@
-// SPDX-License-Identifier: GPL-2.0
 /*
  * runtime.c: the C half of fgcheck's harness for a tree's compiled
  * kernel/trace/fgraph.c. It is linked with fgraph.o into one shared object
@@ -44,22 +43,10 @@
 /* ---- the interface with Go (fgc_abi.h is shared with the cgo side) ---- */
 #include "fgc_abi.h"
 
-/* fgraph.c's entry points (include/linux/ftrace.h of 6.12). */
-int function_graph_enter(unsigned long ret, unsigned long func,
-			 unsigned long frame_pointer, unsigned long *retp);
-#ifdef CONFIG_HAVE_FUNCTION_GRAPH_FREGS
-unsigned long ftrace_return_to_handler(struct ftrace_regs *fregs);
-#else
-unsigned long ftrace_return_to_handler(unsigned long frame_pointer);
-#endif
-int register_ftrace_graph(struct fgraph_ops *gops);
-void unregister_ftrace_graph(struct fgraph_ops *gops);
-unsigned long ftrace_graph_ret_addr(struct task_struct *task, int *idx,
-				    unsigned long ret, unsigned long *retp);
-struct ftrace_ret_stack *ftrace_graph_get_ret_stack(struct task_struct *task, int idx);
-void *fgraph_reserve_data(int idx, int size_bytes);
-void *fgraph_retrieve_data(int idx, int *size_bytes);
-void ftrace_graph_exit_task(struct task_struct *t);
+/*
+ * fgraph.c's entry points are declared by the tree's ftrace.h (fgc_tree.h);
+ * fgraph_init_ops() by kernel/trace/trace.h, which the build does not read.
+ */
 void fgraph_init_ops(struct ftrace_ops *dst_ops, struct ftrace_ops *src_ops);
 int fgc_init(const struct fgc_go *g, const struct fgc_globals *glob, int ntasks, int nu);
 

@@ -1,4 +1,3 @@
-/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * fgc_kernel.h: the rest of the kernel, as kernel/trace/fgraph.c sees it,
  * for building a tree's fgraph.c unmodified in user space (the way
@@ -187,8 +186,6 @@ void fgc_kfree(const void *p);
 #define smp_processor_id()		0
 
 /* ---- the task ---- */
-#include "fgc_tree.h"	/* generated: layout read from the tree */
-
 struct task_struct {
 #include "fgc_task_fields.h"	/* generated: the tree's graph-tracer fields */
 	unsigned long trace_recursion;
@@ -298,30 +295,20 @@ typedef void (*fgc_sched_switch_probe)(void *, bool, struct task_struct *, struc
 static inline int register_trace_sched_switch(fgc_sched_switch_probe p, void *data) { return 0; }
 static inline int unregister_trace_sched_switch(fgc_sched_switch_probe p, void *data) { return 0; }
 
-/* ---- ftrace.h (what is not layout) ---- */
-#define FTRACE_OPS_FL_ENABLED		(1UL << 0)
-#define FTRACE_OPS_FL_INITIALIZED	(1UL << 8)
-#define FTRACE_OPS_FL_PID		(1UL << 13)
-#define FTRACE_OPS_FL_STUB		(1UL << 16)
-#define FTRACE_OPS_FL_GRAPH		(1UL << 19)
-enum {
-	FTRACE_UPDATE_CALLS		= (1 << 0),
-	FTRACE_DISABLE_CALLS		= (1 << 1),
-	FTRACE_UPDATE_TRACE_FUNC	= (1 << 2),
-	FTRACE_START_FUNC_RET		= (1 << 3),
-	FTRACE_STOP_FUNC_RET		= (1 << 4),
-	FTRACE_MAY_SLEEP		= (1 << 5),
-};
-#define FTRACE_RETSTACK_ALLOC_SIZE	32
+/*
+ * ---- ftrace.h ----
+ * Generated from the tree (fgc_tree.h): the layout structs and typedefs,
+ * the ops flags and ftrace_startup commands, the prototypes of the entry
+ * points, the kill switch and ftrace_graph_is_dead(). Here: what the arch
+ * and the rest of ftrace provide.
+ */
+#include "fgc_tree.h"
 /* x86-64's asm/ftrace.h (HAVE_DYNAMIC_FTRACE_WITH_ARGS) */
 #define ftrace_graph_func ftrace_graph_func
 void ftrace_graph_func(unsigned long ip, unsigned long parent_ip,
 		       struct ftrace_ops *op, struct ftrace_regs *fregs);
 #include "fgc_tree_graph.h"	/* generated: the tree's FGRAPH_NO_DIRECT block */
 void ftrace_stub(unsigned long a0, unsigned long a1, struct ftrace_ops *op, struct ftrace_regs *fregs);
-extern struct static_key_false kill_ftrace_graph;
-static inline bool ftrace_graph_is_dead(void) { return static_branch_unlikely(&kill_ftrace_graph); }
-void return_to_handler(void);
 #define dereference_kernel_function_descriptor(p) ((void *)(p))
 unsigned long long fgc_trace_clock_local(void);
 #define trace_clock_local()	fgc_trace_clock_local()
@@ -336,7 +323,10 @@ int ftrace_shutdown_subops(struct ftrace_ops *ops, struct ftrace_ops *subops, in
 extern int ftrace_graph_active;
 void fgraph_update_pid_func(void);
 
-/* ---- kernel/trace/trace.h (what fgraph_pid_func reads) ---- */
+/*
+ * ---- kernel/trace/trace.h: what fgraph_pid_func() reads. It never runs
+ * here (ftrace_pids_enabled() is false), so these only have to compile.
+ */
 #define FTRACE_PID_IGNORE	-1
 #define FTRACE_PID_TRACE	-2
 struct trace_array_cpu { int ftrace_ignore_pid; };
