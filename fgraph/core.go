@@ -64,12 +64,6 @@ func (m *Machine) SetCore(c Core) {
 	m.ext = !port
 }
 
-// IsPort reports whether the machine runs the Go port.
-func (m *Machine) IsPort() bool {
-	_, ok := m.core.(portCore)
-	return ok
-}
-
 // portCore is the port: this package's line-by-line mirror of fgraph.c.
 type portCore struct{ m *Machine }
 
