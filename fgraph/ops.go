@@ -24,11 +24,15 @@ type Ops struct {
 	// b84214890a9b (with the c8c9b1d2d5b4 mask fix). Not in the seed (no
 	// task variables). The harness's scenarios do not use it.
 	Notrace []int
-	// ParentDepth, if non-zero, makes retfunc also read its data of the
-	// frame ParentDepth levels up with fgraph_retrieve_parent_data(), as
-	// the function profiler's profile_graph_return() does with depth 1
-	// (a312a0f7834e, v6.13+; not in v6.11 nor the seed). Record.Parent
-	// holds what it found.
+	// ParentDepth, if non-zero, makes the user read the shadow stack the
+	// way the function profiler does. On latest (a312a0f7834e, v6.13+)
+	// retfunc reads its data of the frame ParentDepth levels up with
+	// fgraph_retrieve_parent_data(), as profile_graph_return() does with
+	// depth 1; Record.Parent holds what it found. Before that commit
+	// (v6.12, v6.11, seed) profile_graph_entry() reads
+	// ftrace_graph_get_ret_stack(current, 0) and profile_graph_return()
+	// reads ftrace_graph_get_ret_stack(current, ParentDepth) and (current,
+	// 0); Record.Prof holds the funcs of the frames found.
 	ParentDepth int
 	// CallInReturn, if non-zero, is a traced function retfunc calls (the
 	// recursion loop of 0db0934e7f9b). The harness's scenarios do not use
@@ -139,6 +143,11 @@ type Record struct {
 	// Parent: what fgraph_retrieve_parent_data(idx, ParentDepth) returned
 	// to a retfunc (nil: NULL).
 	Parent []Word
+	// Prof: the func of each frame the profiler's
+	// ftrace_graph_get_ret_stack() calls returned, in call order (0:
+	// NULL): entry (current, 0); return (current, ParentDepth), (current,
+	// 0). Ops.ParentDepth before v6.13.
+	Prof []Word
 	// Transition: the task held TRACE_CTX_TRANSITION when the callback ran
 	// (a nested call in the same context got the recursion lock that way).
 	Transition bool
@@ -224,6 +233,16 @@ func (m *Machine) entryBody(o *Ops, idx int, tr *Trace, rec *Record) bool {
 		}
 		m.nest[m.Level&7]--
 	}
+	if o.ParentDepth > 0 && m.cfg.Variant != Latest {
+		// profile_graph_entry() before a312a0f7834e:
+		// ret_stack = ftrace_graph_get_ret_stack(current, 0); if (ret_stack)
+		// ret_stack->subtime = 0. (subtime is CONFIG_FUNCTION_PROFILER's
+		// frame field, not in the port's layout: docs/fidelity.md.)
+		f := m.profGetRetStack(0)
+		if rec != nil {
+			rec.Prof = append(rec.Prof, f)
+		}
+	}
 	if o.DataBytes > 0 && m.cfg.Variant != Seed {
 		// fgraph_reserve_data is exported and called out of line.
 		m.fence(SiteReserveCall, CallIn)
@@ -295,6 +314,16 @@ func (m *Machine) retfunc(o *Ops, gops Word, tr *Trace, torn bool) {
 			}
 		}
 	}
+	if o.ParentDepth > 0 && m.cfg.Variant != Latest {
+		// profile_graph_return() before a312a0f7834e (with graph-time off):
+		// ret_stack = ftrace_graph_get_ret_stack(current, 1) for the
+		// parent's subtime, then ftrace_graph_get_ret_stack(current, 0).
+		p := m.profGetRetStack(o.ParentDepth)
+		self := m.profGetRetStack(0)
+		if !m.NoLog {
+			rec.Prof = append(rec.Prof, p, self)
+		}
+	}
 	if o.ParentDepth > 0 && m.cfg.Variant == Latest {
 		// profile_graph_return(): parent = fgraph_retrieve_parent_data(
 		// gops->idx, &size, 1). (The profiler then adds the call time to
@@ -316,6 +345,18 @@ func (m *Machine) retfunc(o *Ops, gops Word, tr *Trace, torn bool) {
 	if !m.NoLog {
 		m.Log = append(m.Log, rec)
 	}
+}
+
+// profGetRetStack is the profiler's ftrace_graph_get_ret_stack(current, n),
+// called out of line; it returns the frame's func, or 0 for NULL.
+func (m *Machine) profGetRetStack(n int) Word {
+	m.fence(SiteGetRetStackCall, CallIn)
+	f, ok := m.core.FtraceGraphGetRetStack(m.Current, n)
+	m.fence(SiteGetRetStackCall, CallOut)
+	if !ok {
+		return 0
+	}
+	return f.Func
 }
 
 // stubCall records a callback through the stub reached after the stub check

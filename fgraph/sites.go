@@ -103,6 +103,9 @@ const (
 	// for (ctarget names it by its source line).
 	SiteCOther
 	SiteTaskVar
+	// SiteGetRetStackCall is a user's out-of-line call of
+	// ftrace_graph_get_ret_stack() (the function profiler before v6.13).
+	SiteGetRetStackCall
 	numSites
 )
 
@@ -200,6 +203,7 @@ var siteNames = [...]string{
 	SitePushW2Retp:        "push.w2_retp",
 	SiteCOther:            "c.other",
 	SiteTaskVar:           "user.task_var",
+	SiteGetRetStackCall:   "get_ret_stack.call",
 }
 
 func (s Site) String() string {

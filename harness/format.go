@@ -29,7 +29,7 @@ const (
 )
 
 var (
-	optionNames = [...]string{"stores-only", "alias", "strict"}
+	optionNames = [...]string{"stores-only", "alias", "strict", "any-reader"}
 )
 
 // ParseFile parses a scenario and schedule file. name is used in error
@@ -57,7 +57,7 @@ var (
 //	nmi ops=(unwind)                             omitted when empty
 //	remote unregister u1                         also "register USER", "unwind taskN"
 //	bound K=2 D=2 R=1 E=1                        required
-//	options stores-only alias                    any subset, in this order
+//	options stores-only alias strict any-reader  any subset, in this order
 //	expect pass | expect violation ORACLE
 //	irq id=1 in=task0 at=push.w3#2               events, ids 1, 2, 3, ... in file order
 //	nmi id=2 in=1 at=push.w1#1                   in: taskN or an earlier irq/nmi event
@@ -354,7 +354,7 @@ func (p *parser) scenarioLine(toks []token) error {
 		for _, a := range args {
 			i := indexOf(optionNames[:], a.text)
 			if i < 0 {
-				return p.errf(a.col, "unknown option %q (want stores-only, alias or strict)", a.text)
+				return p.errf(a.col, "unknown option %q (want stores-only, alias, strict or any-reader)", a.text)
 			}
 			if seen[i] {
 				return p.errf(a.col, "duplicate option %q", a.text)
@@ -363,6 +363,7 @@ func (p *parser) scenarioLine(toks []token) error {
 		}
 		sc.StoresOnly, sc.Alias = seen[0], seen[1]
 		p.f.Strict = seen[2]
+		sc.AnyReader = seen[3]
 	case "mutant":
 		name, err := p.name1(d, args, "mutant name")
 		if err != nil {
@@ -1049,7 +1050,7 @@ func (f *File) Format() []byte {
 		line("remote", remoteLabel(sc, r))
 	}
 	line("bound", sc.Bound.String())
-	if opts := (flags{sc.StoresOnly, sc.Alias, f.Strict}).names(optionNames[:]); len(opts) > 0 {
+	if opts := (flags{sc.StoresOnly, sc.Alias, f.Strict, sc.AnyReader}).names(optionNames[:]); len(opts) > 0 {
 		line(append([]string{"options"}, opts...)...)
 	}
 	if e := f.Expect; e != nil {

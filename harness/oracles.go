@@ -30,8 +30,16 @@ func (r *runner) violate(oracle, msg string) {
 		c := r.top()
 		at = c.name
 	}
-	v := Violation{Oracle: oracle, Msg: msg, At: at, AliasDependent: r.aliasDep}
+	v := Violation{Oracle: oracle, Msg: msg, At: at, AliasDependent: r.aliasDep, Reader: r.reader}
 	k := r.known(v)
+	if r.probe {
+		// A counterfactual re-run (readers.go): only a violation that is
+		// not itself a known finding counts against the allowance.
+		if k == "" || r.opt.Strict {
+			r.probeFail = true
+		}
+		return
+	}
 	if r.opt.Strict && k != "" {
 		v.Strict = k // reported, with the finding it is
 	}
@@ -70,16 +78,7 @@ func (r *runner) checkInPlace(c *ctx, s fgraph.Site) {
 	if r.stopped {
 		return
 	}
-	t := m.Current
-	starts, err := r.walk(t)
-	if err != "" {
-		r.violate(OracleUnwinder, fmt.Sprintf("task%d at %s: %s", t, s, err))
-		return
-	}
-	r.checkFrames(t, starts)
-	if !r.stopped {
-		r.checkRetAddrs(t, t, c, false)
-	}
+	r.checkReaders(c, s) // readers.go
 }
 
 // checkFrames is the ftrace_graph_get_ret_stack(n) half of oracle 2 for the
@@ -214,13 +213,16 @@ func (r *runner) expected(t int) []expectFrame {
 }
 
 // checkRetAddrs is oracle 2 for task t: ftrace_graph_ret_addr over every
-// live real-stack slot, top down with one idx cursor, and
-// ftrace_graph_get_ret_stack(n) for every n. Unless viaShim, it reads memory
-// directly (what an interrupt arriving now would see).
+// live real-stack slot, top down with one idx cursor (the x86 unwinder's
+// unwind_recover_ret_addr()), and, for the any-instant walker only,
+// ftrace_graph_get_ret_stack(n) for every n. Unless viaShim, it reads
+// memory directly (what an interrupt arriving now would see). With values
+// false only a WARN or a crash of the walk counts (a racy reader whose
+// output nobody trusts).
 //
 // cur is the unwinder's current: t for a reader on this CPU (an interrupt
 // or the task itself), fgraph.NoTask for another CPU's.
-func (r *runner) checkRetAddrs(cur, t int, c *ctx, viaShim bool) {
+func (r *runner) checkRetAddrs(cur, t int, c *ctx, viaShim, values bool) {
 	m := r.m
 	if !viaShim {
 		// Read memory directly: detach the hooks so the port's loads take
@@ -237,11 +239,12 @@ func (r *runner) checkRetAddrs(cur, t int, c *ctx, viaShim bool) {
 	if m.Mem[m.TaskBase(t)+fgraph.TaskRetStack] == 0 {
 		return
 	}
+	getAll := viaShim && values && r.sc.AnyReader
 	var exp []expectFrame
-	if viaShim {
+	if getAll {
 		exp = r.expected(t)
 	}
-	for n := 0; viaShim; n++ {
+	for n := 0; getAll; n++ {
 		f, ok := m.FtraceGraphGetRetStack(t, n)
 		if len(m.Warnings) > nw {
 			if viaShim {
@@ -284,6 +287,9 @@ func (r *runner) checkRetAddrs(cur, t int, c *ctx, viaShim bool) {
 				r.violate(OracleUnwinder, fmt.Sprintf("task%d: ftrace_graph_ret_addr(slot %#x): %s", t, s.Retp, m.Warnings[nw].Msg))
 			}
 			return
+		}
+		if !values {
+			continue
 		}
 		if got != s.Orig {
 			r.staleRetp = r.inflightStaleRetp(t, s.Retp, got)
@@ -441,6 +447,9 @@ func (r *runner) checkEntries(c *ctx, fn int, res model.CallResult) {
 			r.violate(OracleCallback, fmt.Sprintf("call %d: user %d wrote %x, model expects %x", fn, e.User, rec.Data, e.Data))
 			return
 		}
+		if r.checkProfilerEntry(rec, fn); r.stopped {
+			return
+		}
 	}
 	if res.Pushed && len(recs) > 0 {
 		tk := &r.model.Tasks[c.task]
@@ -486,6 +495,9 @@ func (r *runner) checkReturn(c *ctx, mr model.ReturnResult, recs []fgraph.Record
 		}
 		if !equalWords(rec.Data, e.Data) {
 			r.violate(OracleCallback, fmt.Sprintf("return from func %#x: user %d retrieved %x, the frame holds %x for idx %d", f.Func, rec.Ops, rec.Data, e.Data, e.Idx))
+			return nil
+		}
+		if r.checkProfilerReturn(c.task, rec, e, f); r.stopped {
 			return nil
 		}
 		// The protocol.

@@ -126,14 +126,25 @@ type runner struct {
 	// staleRetp: the ret-addr violation being reported comes from an
 	// in-flight frame (known finding inflight-ret-addr).
 	staleRetp bool
-	// clobbered: a reservation returned with its DATA word overwritten.
-	clobbered bool
+	// clobbered: a reservation returned with its DATA word overwritten;
+	// clobberedFix is that word and the value reserve.w1 wrote to it.
+	clobbered    bool
+	clobberedFix wordFix
+	// clobberSpread: the frame over the clobbered word returned while the
+	// word was still wrong (known finding reserve-reorder).
+	clobberSpread bool
 	// directRace: during this task-level op, a remote action switched
 	// direct mode while this CPU was between reading the static key and
 	// using fgraph_direct_gops (known finding direct-switch-race).
 	directRace bool
-	tr         *tracer
-	remoteCtx  *ctx // the remote action running, while traced
+	// reader is the reader running now, for Violation.Reader; rd is its
+	// walk, for a counterfactual re-run (readers.go). probe: such a re-run
+	// is on, and violate only sets probeFail.
+	reader           string
+	rd               readerCall
+	probe, probeFail bool
+	tr               *tracer
+	remoteCtx        *ctx // the remote action running, while traced
 	// compiled: the core is compiled code (Scenario.Target): each store
 	// commits where the code makes it, in the compiler's order.
 	compiled bool
@@ -197,6 +208,10 @@ type Violation struct {
 	// AliasDependent: the run reordered stores that alias analysis
 	// (-fno-strict-aliasing) would keep in order.
 	AliasDependent bool
+	// Reader is the kernel reader that saw it (readers.go), for the
+	// unwinder and ret-addr oracles and a WARN inside a reader; "" for the
+	// other oracles.
+	Reader string
 }
 
 func (v Violation) String() string {
@@ -209,6 +224,9 @@ func (v Violation) String() string {
 	}
 	if v.AliasDependent {
 		s += " [depends on alias analysis]"
+	}
+	if v.Reader != "" {
+		s += " [reader: " + v.Reader + "]"
 	}
 	return s
 }
@@ -307,7 +325,8 @@ func (r *runner) reset() {
 	r.pending = [model.Slots]int{}
 	r.kUsed, r.rUsed, r.eUsed, r.nextID, r.points, r.direct = 0, 0, 0, 0, 0, 0
 	r.sched = Schedule{}
-	r.aliasDep, r.stopped, r.clobbered, r.remoteCtx = false, false, false, nil
+	r.aliasDep, r.stopped, r.clobbered, r.remoteCtx, r.reader, r.rd = false, false, false, nil, "", readerCall{}
+	r.clobberedFix, r.clobberSpread = wordFix{}, false
 	r.logSeen, r.warnSeen = 0, 0
 	r.ver, r.checked = 1, 0
 	r.steps, r.halted = 0, false
@@ -517,6 +536,13 @@ func (r *runner) ret(c *ctx) {
 	top := m.SlotAt(t, sl-1)
 	if top.Val == fgraph.ReturnToHandler {
 		c.pop = &inflightPop{modelTop: len(r.model.Tasks[t].Frames)}
+		// The pop reads the top meta word: if it is a clobbered DATA word
+		// still wrong, the return takes the interrupt's leftover for it
+		// (known finding reserve-reorder spreads from here).
+		curr := int(int64(m.Mem[m.TaskBase(t)+fgraph.TaskCurr]))
+		if f := r.clobberedFix; r.clobbered && curr > 0 && f.addr == m.WordAddr(t, curr-1) && m.Mem[f.addr] != f.val {
+			r.clobberSpread = true
+		}
 	}
 	slots := r.model.Slots
 	h0 := m.Handlers[c.level&7]
@@ -598,7 +624,10 @@ func (r *runner) unwind(c *ctx, t int, viaShim bool) {
 		r.direct++
 		defer func() { r.direct-- }()
 	}
-	r.checkRetAddrs(t, t, c, true)
+	defer func(prev string, rd readerCall) { r.reader, r.rd = prev, rd }(r.reader, r.rd)
+	r.reader = ReaderStackTrace
+	r.rd = readerCall{on: true, cur: t, t: t, values: true}
+	r.checkRetAddrs(t, t, c, true, true)
 }
 
 // nestedCall runs the traced call an entry callback makes (Ops.CallInEntry)
@@ -786,6 +815,7 @@ func (r *runner) Fence(s fgraph.Site, f fgraph.Fence) {
 	if s == fgraph.SiteReserveCall && f == fgraph.CallOut && c.resv != nil {
 		if r.m.Mem[c.resv.addr] != c.resv.val {
 			r.clobbered = true // the DATA word stays overwritten
+			r.clobberedFix = wordFix{c.resv.addr, c.resv.val}
 		}
 		c.resv = nil
 		r.inReserveWindow = r.reserveWindow()
@@ -1044,7 +1074,7 @@ func (r *runner) remote(c *ctx, id, i int, at Pos) {
 			r.remoteRegister(rem.With, &r.later)
 		}
 	case RemoteUnwind:
-		r.checkRetAddrs(fgraph.NoTask, rem.Task, c, true) // the port's unwinders on another CPU, direct (r.direct > 0)
+		r.remoteUnwind(c, rem.Task) // readers.go; direct (r.direct > 0)
 	}
 }
 

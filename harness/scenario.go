@@ -197,6 +197,11 @@ type Scenario struct {
 	// the ret_stack pointer keep their order against each other and
 	// against stores to task fields.
 	Alias bool
+	// AnyReader adds the any-instant walker to the real readers
+	// (readers.go): the offset chain and every frame are checked at every
+	// yield point, whether or not a reader of the kernel would look there,
+	// and another CPU may unwind a running task. Its verdicts say so.
+	AnyReader bool
 	// Target, if set, runs instead of the port (not part of the file
 	// format: fgcheck --kernel sets it).
 	Target Target

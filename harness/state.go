@@ -180,7 +180,8 @@ func (r *runner) appendState(dst []uint64, drop int) []uint64 {
 			}
 			dst = append(dst, viol, known,
 				b2u(r.stopped)|b2u(r.aliasDep)<<1|b2u(r.inReserveWindow)<<2|b2u(r.staleRetp)<<3|b2u(r.clobbered)<<4|
-					b2u(r.directRace)<<5|b2u(r.checked != r.ver)<<6|uint64(r.direct)<<8)
+					b2u(r.directRace)<<5|b2u(r.checked != r.ver)<<6|uint64(r.direct)<<8,
+				uint64(r.clobberedFix.addr)|b2u(r.clobberSpread)<<32, r.clobberedFix.val)
 		case stContexts:
 			// The contexts on the CPU, bottom first, and the tasks off it.
 			dst = append(dst, uint64(len(r.ctxs)))

@@ -1,0 +1,297 @@
+package harness
+
+import (
+	"fmt"
+
+	"github.com/fgcheck/fgcheck/fgraph"
+	"github.com/fgcheck/fgcheck/model"
+)
+
+// Readers are the kernel code that reads a task's shadow stack, each with
+// the context it runs in and the condition under which it touches the
+// stack. The unwinder and ret-addr oracles ask them; every violation they
+// find names its reader (Violation.Reader). On x86-64 (the port's and the
+// kernel target's arch):
+//
+//   - callchain: perf's or BPF's callchain from an NMI (at any instant) and
+//     stack_trace_save() from an IRQ handler (where IRQs are on) walk the
+//     interrupted task's real stack; for every slot that holds
+//     return_to_handler, unwind_recover_ret_addr() calls
+//     ftrace_graph_ret_addr(current, &state->graph_idx, ret, retp), which
+//     walks the shadow stack down from curr_ret_stack until the frame whose
+//     retp is the slot. A slot that is not hijacked is not looked up, so a
+//     word below every hijacked slot's frame is read by nobody. Checked at
+//     every yield point; "nmi-callchain" when IRQs are off (only an NMI can
+//     look then).
+//   - stack_trace_save: the task's or an interrupt's own stack dump (the
+//     unwind op: a WARN's backtrace, a BPF program's bpf_get_stack()): the
+//     same walk, from that context, at that point.
+//   - livepatch: another CPU's reliable unwind of a task that is not
+//     running (klp_check_and_switch_task() under task_call_func();
+//     stack_trace_save_tsk_reliable()): ftrace_graph_ret_addr(task, ...)
+//     over the sleeping task's stack. A remote unwind of a task that is
+//     not running on this CPU.
+//   - proc-stack: /proc/PID/stack of a running task (root only): the same
+//     walk while the task runs on its CPU. fs/proc/base.c calls it racy by
+//     design, so the addresses it prints are not judged; a WARN or a crash
+//     in fgraph code still is (oracle 7). A remote unwind of the task
+//     running on this CPU.
+//   - profiler: the function profiler's callbacks read their own frames:
+//     before v6.13 profile_graph_entry() calls
+//     ftrace_graph_get_ret_stack(current, 0) and profile_graph_return()
+//     calls it with 1 (the parent) and 0; since a312a0f7834e
+//     profile_graph_return() calls fgraph_retrieve_parent_data(idx, &size,
+//     1). A user with Ops.ParentDepth.
+//
+// No x86 reader calls ftrace_graph_get_ret_stack(task, n) for every n, and
+// none follows the offset chain below the frames it looks for: that is the
+// any-instant walker (Scenario.AnyReader, `--reader any`), which checks the
+// whole chain and every frame at every yield point, also on a running
+// task from another CPU. It finds states no reader sees; its verdicts are
+// labelled "any-instant".
+const (
+	ReaderCallchain    = "callchain"
+	ReaderNMICallchain = "nmi-callchain"
+	ReaderStackTrace   = "stack_trace_save"
+	ReaderLivepatch    = "livepatch"
+	ReaderProcStack    = "proc-stack"
+	ReaderProfiler     = "profiler"
+	ReaderAny          = "any-instant"
+)
+
+// inPlaceReader is the reader that can look at the current task now: an
+// NMI's callchain always, an IRQ's stack_trace_save() only where IRQs are on.
+func (r *runner) inPlaceReader() string {
+	for _, x := range r.ctxs {
+		if x.irqOff > 0 {
+			return ReaderNMICallchain
+		}
+	}
+	return ReaderCallchain
+}
+
+// checkReaders runs the readers that may look at the current task at this
+// yield point (checkInPlace).
+func (r *runner) checkReaders(c *ctx, s fgraph.Site) {
+	t := r.m.Current
+	defer func(prev string) { r.reader = prev }(r.reader)
+	defer func(prev readerCall) { r.rd = prev }(r.rd)
+	if r.sc.AnyReader {
+		r.reader = ReaderAny
+		r.rd = readerCall{on: true, walk: true, cur: t, t: t, values: true}
+		starts, err := r.walk(t)
+		if err != "" {
+			r.violate(OracleUnwinder, fmt.Sprintf("task%d at %s: %s", t, s, err))
+			return
+		}
+		r.checkFrames(t, starts)
+		if r.stopped {
+			return
+		}
+	}
+	r.reader = r.inPlaceReader()
+	r.rd = readerCall{on: true, cur: t, t: t, values: true}
+	r.checkRetAddrs(t, t, c, false, true)
+}
+
+// remoteUnwind is a remote CPU unwinding task t: livepatch when t is not
+// running, /proc/PID/stack when it is (its addresses are not judged unless
+// the any-instant walker is on).
+func (r *runner) remoteUnwind(c *ctx, t int) {
+	defer func(prev string, rd readerCall) { r.reader, r.rd = prev, rd }(r.reader, r.rd)
+	values := true
+	switch {
+	case t != r.m.Current:
+		r.reader = ReaderLivepatch
+	case r.sc.AnyReader:
+		r.reader = ReaderAny
+	default:
+		r.reader, values = ReaderProcStack, false
+	}
+	r.rd = readerCall{on: true, cur: fgraph.NoTask, t: t, values: values}
+	r.checkRetAddrs(fgraph.NoTask, t, c, true, values)
+}
+
+// readerCall is the stack walk running now, so that an allowance can run
+// it again on a counterfactual memory (passesWith).
+type readerCall struct {
+	on, walk, values bool
+	cur, t           int
+}
+
+// wordFix is a word and the value it would hold but for a known finding.
+type wordFix struct {
+	addr fgraph.Addr
+	val  fgraph.Word
+}
+
+// passesWith reports whether the reader running now (r.rd) finds nothing
+// when the words in fixes hold their intended values: the violation being
+// judged is then caused by those words and by nothing else. The reader runs
+// again reading memory directly, its violations counted but not recorded;
+// memory and the runner's flags are restored.
+func (r *runner) passesWith(fixes []wordFix) bool {
+	if !r.rd.on || len(fixes) == 0 || r.probe {
+		return false // no counterfactual inside a counterfactual
+	}
+	m := r.m
+	var saved [8]fgraph.Word
+	if len(fixes) > len(saved) {
+		return false
+	}
+	for i, f := range fixes {
+		saved[i] = m.Mem[f.addr]
+		m.Mem[f.addr] = f.val
+	}
+	probe, fail, stale, nw := r.probe, r.probeFail, r.staleRetp, len(m.Warnings)
+	r.probe, r.probeFail = true, false
+	rd := r.rd
+	func() {
+		defer func() {
+			if recover() != nil {
+				r.probeFail = true
+			}
+		}()
+		if rd.walk {
+			if starts, err := r.walk(rd.t); err != "" {
+				r.probeFail = true
+			} else {
+				r.checkFrames(rd.t, starts)
+			}
+		}
+		if !r.probeFail {
+			r.checkRetAddrs(rd.cur, rd.t, nil, false, rd.values)
+		}
+	}()
+	ok := !r.probeFail
+	r.probe, r.probeFail, r.staleRetp, r.rd = probe, fail, stale, rd
+	m.Warnings = m.Warnings[:nw]
+	for i := len(fixes) - 1; i >= 0; i-- {
+		m.Mem[fixes[i].addr] = saved[i]
+	}
+	return ok
+}
+
+// checkProfilerEntry checks what the profiler's entryfunc read: its own
+// frame, just pushed.
+func (r *runner) checkProfilerEntry(rec fgraph.Record, fn int) {
+	if len(rec.Prof) == 0 {
+		return
+	}
+	if want := fgraph.FuncAddr(fn); rec.Prof[0] != want {
+		defer func(prev string) { r.reader = prev }(r.reader)
+		r.reader = ReaderProfiler
+		r.violate(OracleRetAddr, fmt.Sprintf("entryfunc of user %d for func %#x: ftrace_graph_get_ret_stack(current, 0) returned the frame of %#x", rec.Ops, want, rec.Prof[0]))
+	}
+}
+
+// checkProfilerReturn checks what the profiler's retfunc read of its frame
+// (f, just popped from the model) and of its parent (the model's top frame
+// of task t now): ftrace_graph_get_ret_stack(current, depth) and (current,
+// 0) before v6.13, fgraph_retrieve_parent_data(idx, &size, depth) since.
+func (r *runner) checkProfilerReturn(t int, rec fgraph.Record, e model.RetCall, f model.Frame) {
+	if len(rec.Prof) == 0 && rec.Parent == nil && r.ops[rec.Ops].ParentDepth == 0 {
+		return
+	}
+	depth := r.ops[rec.Ops].ParentDepth
+	fr := r.model.Tasks[t].Frames
+	var parent *model.Frame
+	if n := len(fr) - depth; depth > 0 && n >= 0 {
+		parent = &fr[n]
+	}
+	defer func(prev string) { r.reader = prev }(r.reader)
+	r.reader = ReaderProfiler
+	if len(rec.Prof) == 2 {
+		var want fgraph.Word
+		if parent != nil {
+			want = parent.Func
+		}
+		if rec.Prof[0] != want {
+			r.violate(OracleRetAddr, fmt.Sprintf("retfunc of user %d for func %#x: ftrace_graph_get_ret_stack(current, %d) returned the frame of %#x, want %#x", rec.Ops, f.Func, depth, rec.Prof[0], want))
+			return
+		}
+		if rec.Prof[1] != f.Func {
+			r.violate(OracleRetAddr, fmt.Sprintf("retfunc of user %d for func %#x: ftrace_graph_get_ret_stack(current, 0) returned the frame of %#x", rec.Ops, f.Func, rec.Prof[1]))
+		}
+		return
+	}
+	if r.sc.Variant != fgraph.Latest {
+		return
+	}
+	var want []fgraph.Word
+	if parent != nil && !r.mcfg.NoData {
+		for _, d := range parent.Data {
+			if d.Idx == e.Idx {
+				want = d.Words
+			}
+		}
+	}
+	if !equalWords(rec.Parent, want) {
+		r.violate(OracleCallback, fmt.Sprintf("retfunc of user %d for func %#x: fgraph_retrieve_parent_data(%d, &size, %d) returned %x, the parent frame (func %#x) holds %x", rec.Ops, f.Func, e.Idx, depth, rec.Parent, parentFunc(parent), want))
+	}
+}
+
+func parentFunc(p *model.Frame) fgraph.Word {
+	if p == nil {
+		return 0
+	}
+	return p.Func
+}
+
+// reserveWindowFixes lists the DATA words of reservations in their window
+// (raised, rewrite pending) that an interrupt overwrote, with the values
+// reserve.w1 wrote.
+func (r *runner) reserveWindowFixes() []wordFix {
+	var out []wordFix
+	for _, x := range r.ctxs {
+		if v := x.resv; v != nil && v.raised && r.m.Mem[v.addr] != v.val {
+			out = append(out, wordFix{v.addr, v.val})
+		}
+	}
+	return out
+}
+
+// inflightFixes lists the fields of task t's frames in flight (W3
+// committed, W5 pending) with the values W5 will write.
+func (r *runner) inflightFixes(t int) []wordFix {
+	var out []wordFix
+	m := r.m
+	for _, x := range r.ctxs {
+		e := x.entry
+		if x.task != t || e == nil || !e.pushed {
+			continue
+		}
+		for i, f := range [3]struct {
+			field int
+			val   fgraph.Word
+		}{{fgraph.FieldRet, e.ret}, {fgraph.FieldFunc, e.fn}, {r.cfg.FieldRetp(), e.retp}} {
+			if !e.ok[i] {
+				out = append(out, wordFix{m.WordAddr(t, e.base+f.field), f.val})
+			}
+		}
+	}
+	return out
+}
+
+// modelPassesWith reports whether oracle 3 passes now with the words in
+// fixes at their intended values (memory restored afterwards).
+func (r *runner) modelPassesWith(fixes []wordFix) bool {
+	if r.probe {
+		return false
+	}
+	m := r.m
+	saved := make([]fgraph.Word, len(fixes))
+	for i, f := range fixes {
+		saved[i] = m.Mem[f.addr]
+		m.Mem[f.addr] = f.val
+	}
+	probe, fail := r.probe, r.probeFail
+	r.probe, r.probeFail = true, false
+	r.checkModel()
+	ok := !r.probeFail
+	r.probe, r.probeFail = probe, fail
+	for i := len(fixes) - 1; i >= 0; i-- {
+		m.Mem[fixes[i].addr] = saved[i]
+	}
+	return ok
+}
