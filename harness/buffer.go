@@ -405,6 +405,13 @@ func (r *runner) onCommit(c *ctx, st pending) {
 		}
 	case fgraph.SiteReserveW1:
 		c.resv = &inflightReserve{addr: st.addr, val: st.val}
+		// fgraph_reserve_data() builds the DATA word's offset from the word
+		// below it: a clobbered DATA word still wrong there spreads into
+		// this one (known finding reserve-reorder).
+		curr := int(int64(r.m.Mem[r.m.TaskBase(c.task)+fgraph.TaskCurr]))
+		if f := r.clobberedFix; r.clobbered && curr > 0 && f.addr == r.m.WordAddr(c.task, curr-1) && r.m.Mem[f.addr] != f.val {
+			r.clobberSpread = true
+		}
 	}
 	if st.site == fgraph.SiteReserveW2 && c.resv != nil {
 		c.resv.raised = true

@@ -49,7 +49,8 @@ var (
 //	layout frame=3 stack=64                      0: the variant's default; omitted when both 0
 //	fixes no-bit0 gen-counter entry-for-all      any subset, in this order
 //	mutant M-push-1                              a name of fgraph.Catalogue
-//	user u1 filter=1,2 accept=* data=8 callin=5 reject=3  one per user; '*': every function; callin and reject omitted when unset
+//	user u1 filter=1,2 accept=* data=8 callin=5 reject=3 parent=1  one per user; '*': every function; callin, reject and parent omitted when unset
+//	                                             (parent: the profiler's reads of its frame and the one that many levels up)
 //	                                             (reject: functions entryfunc reserves data for, then rejects)
 //	setup u1 u2                                  users registered before the run
 //	task ops=(call 1, tail 2, ret, sleep, unwind, exit)  one per task, task 0 first
@@ -552,7 +553,7 @@ func (p *parser) user(d token, args []token) error {
 	if len(sc.Users) == fgraph.MaxOps {
 		return p.errf(d.col, "too many users: at most %d", fgraph.MaxOps)
 	}
-	kv, err := p.keys(d, args[1:], "filter", "accept", "data", "callin", "reject")
+	kv, err := p.keys(d, args[1:], "filter", "accept", "data", "callin", "reject", "parent")
 	if err != nil {
 		return err
 	}
@@ -583,6 +584,14 @@ func (p *parser) user(d token, args []token) error {
 	if t, ok := kv["reject"]; ok {
 		if u.RejectAfter, err = p.funcList(t); err != nil {
 			return err
+		}
+	}
+	if t, ok := kv["parent"]; ok {
+		if u.ParentDepth, err = p.number(t); err != nil {
+			return err
+		}
+		if u.ParentDepth < 1 || u.ParentDepth > 8 {
+			return p.errf(t.col, "parent depth %d out of range 1..8", u.ParentDepth)
 		}
 	}
 	p.users[name.text] = len(sc.Users)
@@ -1027,6 +1036,9 @@ func (f *File) Format() []byte {
 		}
 		if len(u.RejectAfter) > 0 {
 			parts = append(parts, "reject="+funcList(u.RejectAfter))
+		}
+		if u.ParentDepth != 0 {
+			parts = append(parts, fmt.Sprintf("parent=%d", u.ParentDepth))
 		}
 		line(parts...)
 	}

@@ -170,6 +170,7 @@ func (r *runner) walk(t int) ([]int, string) {
 type expectFrame struct {
 	ret, fn, retp fgraph.Word
 	bogus         [3]bool
+	mi            int // the model frame's index; -1 for an entry in flight
 }
 
 // expected builds the frames task t's shadow stack should hold now, bottom
@@ -189,7 +190,7 @@ func (r *runner) expected(t int) []expectFrame {
 	}
 	if nb == 0 {
 		for i := range fr {
-			out = append(out, expectFrame{ret: fr[i].Ret, fn: fr[i].Func, retp: fr[i].Retp})
+			out = append(out, expectFrame{ret: fr[i].Ret, fn: fr[i].Func, retp: fr[i].Retp, mi: i})
 		}
 		r.expBuf = out
 		return out
@@ -198,14 +199,14 @@ func (r *runner) expected(t int) []expectFrame {
 		removed := false
 		for _, x := range busy[:nb] {
 			if e := x.entry; e != nil && e.pushed && e.modelPos == i {
-				out = append(out, expectFrame{ret: e.ret, fn: e.fn, retp: e.retp, bogus: [3]bool{!e.ok[0], !e.ok[1], !e.ok[2]}})
+				out = append(out, expectFrame{ret: e.ret, fn: e.fn, retp: e.retp, bogus: [3]bool{!e.ok[0], !e.ok[1], !e.ok[2]}, mi: -1})
 			}
 			if p := x.pop; p != nil && i >= p.modelTop-p.lowered && i < p.modelTop {
 				removed = true
 			}
 		}
 		if i < len(fr) && !removed {
-			out = append(out, expectFrame{ret: fr[i].Ret, fn: fr[i].Func, retp: fr[i].Retp})
+			out = append(out, expectFrame{ret: fr[i].Ret, fn: fr[i].Func, retp: fr[i].Retp, mi: i})
 		}
 	}
 	r.expBuf = out

@@ -42,6 +42,9 @@ import (
 //     calls it with 1 (the parent) and 0; since a312a0f7834e
 //     profile_graph_return() calls fgraph_retrieve_parent_data(idx, &size,
 //     1). A user with Ops.ParentDepth.
+//   - retrieve-data: a retfunc's own fgraph_retrieve_data() (on latest
+//     fgraph_retrieve_parent_data(idx, &size, 0), and the profiler's depth-1
+//     read, which walk get_ret_stack() from curr_ret_stack).
 //
 // No x86 reader calls ftrace_graph_get_ret_stack(task, n) for every n, and
 // none follows the offset chain below the frames it looks for: that is the
@@ -56,8 +59,18 @@ const (
 	ReaderLivepatch    = "livepatch"
 	ReaderProcStack    = "proc-stack"
 	ReaderProfiler     = "profiler"
+	ReaderRetrieve     = "retrieve-data"
 	ReaderAny          = "any-instant"
 )
+
+// Readers names the readers that judge the scenario, for summaries.
+func (s *Scenario) Readers() string {
+	k := "the kernel's: NMI/IRQ callchains, stack_trace_save, livepatch (sleeping task), /proc/PID/stack (WARN only), the profiler"
+	if s.AnyReader {
+		return "any-instant walker (the whole chain at every yield), and " + k
+	}
+	return k
+}
 
 // inPlaceReader is the reader that can look at the current task now: an
 // NMI's callchain always, an IRQ's stack_trace_save() only where IRQs are on.
@@ -113,10 +126,34 @@ func (r *runner) remoteUnwind(c *ctx, t int) {
 }
 
 // readerCall is the stack walk running now, so that an allowance can run
-// it again on a counterfactual memory (passesWith).
+// it again on a counterfactual memory (passesWith). With frames, it is a
+// callback's walk of its own task's get_ret_stack() chain, n+1 frames down.
 type readerCall struct {
-	on, walk, values bool
-	cur, t           int
+	on, walk, values, frames bool
+	cur, t, n                int
+}
+
+// callbackReader brackets a callback's out-of-line read of its own shadow
+// stack (fgraph_retrieve_*data(), the profiler's
+// ftrace_graph_get_ret_stack()): a WARN inside it is that reader's, and
+// the allowances may re-run its get_ret_stack() walk.
+func (r *runner) callbackReader(c *ctx, s fgraph.Site, f fgraph.Fence) {
+	switch f {
+	case fgraph.CallIn:
+		r.cbReader, r.cbRd = r.reader, r.rd
+		r.reader = ReaderRetrieve
+		if s == fgraph.SiteGetRetStackCall {
+			r.reader = ReaderProfiler
+		}
+		n := 0
+		for _, u := range r.sc.Users {
+			n = max(n, u.ParentDepth)
+		}
+		r.rd = readerCall{on: true, frames: true, cur: c.task, t: c.task, n: n}
+	case fgraph.CallOut:
+		r.checkWarnings(c)
+		r.reader, r.rd = r.cbReader, r.cbRd
+	}
 }
 
 // wordFix is a word and the value it would hold but for a known finding.
@@ -145,6 +182,10 @@ func (r *runner) passesWith(fixes []wordFix) bool {
 	}
 	probe, fail, stale, nw := r.probe, r.probeFail, r.staleRetp, len(m.Warnings)
 	r.probe, r.probeFail = true, false
+	if rd := r.rd; rd.frames {
+		m.SetHooks(nil) // read memory directly
+		defer m.SetHooks(r)
+	}
 	rd := r.rd
 	func() {
 		defer func() {
@@ -152,6 +193,13 @@ func (r *runner) passesWith(fixes []wordFix) bool {
 				r.probeFail = true
 			}
 		}()
+		if rd.frames {
+			m.FtraceGraphGetRetStack(rd.t, rd.n)
+			if len(m.Warnings) > nw {
+				r.probeFail = true
+			}
+			return
+		}
 		if rd.walk {
 			if starts, err := r.walk(rd.t); err != "" {
 				r.probeFail = true
@@ -186,27 +234,31 @@ func (r *runner) checkProfilerEntry(rec fgraph.Record, fn int) {
 }
 
 // checkProfilerReturn checks what the profiler's retfunc read of its frame
-// (f, just popped from the model) and of its parent (the model's top frame
-// of task t now): ftrace_graph_get_ret_stack(current, depth) and (current,
-// 0) before v6.13, fgraph_retrieve_parent_data(idx, &size, depth) since.
+// (f, just popped from the model) and of its parent: the frame ParentDepth
+// levels below on the stack as it is now (expected: a return in flight
+// below has removed its frame, an entry in flight has added one):
+// ftrace_graph_get_ret_stack(current, depth) and (current, 0) before v6.13,
+// fgraph_retrieve_parent_data(idx, &size, depth) since. The data of a
+// parent that is an entry in flight is not judged (its callbacks may not
+// have reserved yet).
 func (r *runner) checkProfilerReturn(t int, rec fgraph.Record, e model.RetCall, f model.Frame) {
-	if len(rec.Prof) == 0 && rec.Parent == nil && r.ops[rec.Ops].ParentDepth == 0 {
+	depth := r.ops[rec.Ops].ParentDepth
+	if depth == 0 {
 		return
 	}
-	depth := r.ops[rec.Ops].ParentDepth
-	fr := r.model.Tasks[t].Frames
-	var parent *model.Frame
-	if n := len(fr) - depth; depth > 0 && n >= 0 {
-		parent = &fr[n]
+	exp := r.expected(t) // bottom first; f is already gone from it
+	var parent *expectFrame
+	if n := len(exp) - depth; n >= 0 {
+		parent = &exp[n]
 	}
 	defer func(prev string) { r.reader = prev }(r.reader)
 	r.reader = ReaderProfiler
 	if len(rec.Prof) == 2 {
 		var want fgraph.Word
 		if parent != nil {
-			want = parent.Func
+			want = parent.fn
 		}
-		if rec.Prof[0] != want {
+		if rec.Prof[0] != want && (parent == nil || !parent.bogus[1]) {
 			r.violate(OracleRetAddr, fmt.Sprintf("retfunc of user %d for func %#x: ftrace_graph_get_ret_stack(current, %d) returned the frame of %#x, want %#x", rec.Ops, f.Func, depth, rec.Prof[0], want))
 			return
 		}
@@ -215,27 +267,23 @@ func (r *runner) checkProfilerReturn(t int, rec fgraph.Record, e model.RetCall, 
 		}
 		return
 	}
-	if r.sc.Variant != fgraph.Latest {
+	if r.sc.Variant != fgraph.Latest || (parent != nil && parent.mi < 0) {
 		return
 	}
 	var want []fgraph.Word
+	var pf fgraph.Word
 	if parent != nil && !r.mcfg.NoData {
-		for _, d := range parent.Data {
+		mf := &r.model.Tasks[t].Frames[parent.mi]
+		pf = mf.Func
+		for _, d := range mf.Data {
 			if d.Idx == e.Idx {
 				want = d.Words
 			}
 		}
 	}
 	if !equalWords(rec.Parent, want) {
-		r.violate(OracleCallback, fmt.Sprintf("retfunc of user %d for func %#x: fgraph_retrieve_parent_data(%d, &size, %d) returned %x, the parent frame (func %#x) holds %x", rec.Ops, f.Func, e.Idx, depth, rec.Parent, parentFunc(parent), want))
+		r.violate(OracleCallback, fmt.Sprintf("retfunc of user %d for func %#x: fgraph_retrieve_parent_data(%d, &size, %d) returned %x, the parent frame (func %#x) holds %x", rec.Ops, f.Func, e.Idx, depth, rec.Parent, pf, want))
 	}
-}
-
-func parentFunc(p *model.Frame) fgraph.Word {
-	if p == nil {
-		return 0
-	}
-	return p.Func
 }
 
 // reserveWindowFixes lists the DATA words of reservations in their window

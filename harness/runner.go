@@ -142,6 +142,8 @@ type runner struct {
 	// is on, and violate only sets probeFail.
 	reader           string
 	rd               readerCall
+	cbReader         string // the reader and walk a callback's read interrupted
+	cbRd             readerCall
 	probe, probeFail bool
 	tr               *tracer
 	remoteCtx        *ctx // the remote action running, while traced
@@ -283,7 +285,7 @@ func newRunner(sc *Scenario) (*runner, error) {
 		NoFilter: sc.Variant == fgraph.Seed, NoData: sc.Variant == fgraph.Seed,
 	}
 	for _, u := range sc.Users {
-		o := m.AddOps(&fgraph.Ops{Name: u.Name, Filter: u.Filter, Accept: u.Accept, DataBytes: u.DataBytes, CallInEntry: u.CallInEntry, RejectAfter: u.RejectAfter})
+		o := m.AddOps(&fgraph.Ops{Name: u.Name, Filter: u.Filter, Accept: u.Accept, DataBytes: u.DataBytes, CallInEntry: u.CallInEntry, RejectAfter: u.RejectAfter, ParentDepth: u.ParentDepth})
 		r.ops = append(r.ops, o)
 	}
 	if sc.Target != nil {
@@ -792,6 +794,9 @@ func (r *runner) Fence(s fgraph.Site, f fgraph.Fence) {
 	r.commit(c)
 	if r.opt.Observe != nil {
 		r.opt.Observe.Fence(c.name, c.level, s, f)
+	}
+	if s == fgraph.SiteRetrieveCall || s == fgraph.SiteGetRetStackCall {
+		r.callbackReader(c, s, f) // readers.go
 	}
 	if r.tr != nil && f != fgraph.OpEnd {
 		if e := r.tracef(c, TraceBarrier, "%s %s at %s", c.name, fenceText[f], s); e != nil {

@@ -46,6 +46,10 @@ type User struct {
 	// RejectAfter lists functions for which entryfunc reserves its data
 	// and then returns 0 (the kernel must discard the reservation).
 	RejectAfter []int
+	// ParentDepth, if non-zero, makes the user read the shadow stack as
+	// the function profiler does (fgraph.Ops.ParentDepth): its own frame
+	// and the one ParentDepth levels up, from its callbacks.
+	ParentDepth int
 }
 
 // RemoteKind is an action of another CPU.

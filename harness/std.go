@@ -26,7 +26,7 @@ func Standard(v fgraph.Variant) *Scenario {
 		Variant:    v,
 		StackWords: 64,
 		Users: []User{
-			{Name: "u0", Filter: []int{1, 2, 3, 10, 20}},
+			{Name: "u0", Filter: []int{1, 2, 3, 10, 20}, DataBytes: 8, ParentDepth: 1},
 			{Name: "u1", DataBytes: 8, RejectAfter: []int{3}},
 			{Name: "u2", CallInEntry: 6},
 		},
@@ -37,7 +37,7 @@ func Standard(v fgraph.Variant) *Scenario {
 		},
 		IRQ:     []Op{{OpCall, 10}, {OpUnwind, 0}, {OpRet, 0}},
 		NMI:     []Op{{OpCall, 20}, {OpRet, 0}},
-		Remotes: []Remote{{Kind: RemoteUnregister, User: 1}, {Kind: RemoteReplace, User: 0, With: 2}},
+		Remotes: []Remote{{Kind: RemoteUnregister, User: 1}, {Kind: RemoteReplace, User: 0, With: 2}, {Kind: RemoteUnwind, Task: 0}},
 		Bound:   Bound{K: 2, D: 2, R: 1, E: 1, C: 2},
 	}
 }

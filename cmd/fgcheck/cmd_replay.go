@@ -196,12 +196,13 @@ type jsonFinding struct {
 	At             string `json:"at"`
 	Known          string `json:"known,omitempty"`
 	AliasDependent bool   `json:"alias_dependent"`
+	Reader         string `json:"reader,omitempty"`
 }
 
 func findings(vs []harness.Violation) []jsonFinding {
 	out := make([]jsonFinding, 0, len(vs))
 	for _, x := range vs {
-		out = append(out, jsonFinding{Oracle: x.Oracle, Message: x.Msg, At: x.At, Known: x.Known, AliasDependent: x.AliasDependent})
+		out = append(out, jsonFinding{Oracle: x.Oracle, Message: x.Msg, At: x.At, Known: x.Known, AliasDependent: x.AliasDependent, Reader: x.Reader})
 	}
 	return out
 }

@@ -140,6 +140,7 @@ type scenarioFlags struct {
 	bound      string
 	alias      bool
 	storesOnly bool
+	reader     string
 	keys       [5]int // -K -D -R -E -C: bound keys one at a time (-1: not given)
 	kernel     string
 }
@@ -163,6 +164,7 @@ func (s *scenarioFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.bound, "bound", "", "bound `overrides`, e.g. K=2,D=2,R=1,E=1,C=2 (keys not named keep the scenario's value; C=0: no cap)")
 	fs.BoolVar(&s.alias, "alias", false, "model GCC's -fno-strict-aliasing knowledge (stores through ret_stack keep their order against task fields)")
 	fs.BoolVar(&s.storesOnly, "stores-only", false, "deliver interrupts only at store commits")
+	fs.StringVar(&s.reader, "reader", "kernel", "who reads the shadow stack: `kernel` (the kernel's readers: callchains, stack dumps, livepatch, the profiler; harness/readers.go) or any (also the any-instant walker: the whole chain at every yield)")
 	fs.StringVar(&s.kernel, "kernel", os.Getenv("FGCHECK_KERNEL"), "kernel source tree `DIR`: build and run its own kernel/trace/fgraph.c instead of the port (default $FGCHECK_KERNEL; variant v6.12 unless --variant says otherwise; needs gcc and cgo)")
 	for i, k := range boundKeys {
 		fs.IntVar(&s.keys[i], k, -1, fmt.Sprintf("`N` %s (the same as --bound %s=N)", boundKeyHelp[i], k))
@@ -243,6 +245,16 @@ func (s *scenarioFlags) build(fs *flag.FlagSet) (*harness.Scenario, error) {
 	}
 	if set["stores-only"] {
 		sc.StoresOnly = s.storesOnly
+	}
+	if set["reader"] {
+		switch s.reader {
+		case "kernel":
+			sc.AnyReader = false
+		case "any":
+			sc.AnyReader = true
+		default:
+			return nil, fmt.Errorf("--reader %q: want kernel or any", s.reader)
+		}
 	}
 	if err := sc.Validate(); err != nil {
 		return nil, err
@@ -606,7 +618,7 @@ func oneLine(s string) string {
 // storyFlags are the flags that decide the scenario and the verdict: a
 // failing file's "found by" line names them, and only them.
 var storyFlags = map[string]bool{"variant": true, "scenario": true, "mutant": true, "fix": true, "bound": true,
-	"K": true, "D": true, "R": true, "E": true, "C": true, "alias": true, "stores-only": true, "strict": true, "mode": true}
+	"K": true, "D": true, "R": true, "E": true, "C": true, "alias": true, "stores-only": true, "strict": true, "mode": true, "reader": true}
 
 // storyCommand is "fgcheck CMD" with the story flags set on the command
 // line, in name order.
@@ -816,6 +828,8 @@ type jsonSummary struct {
 	// sha256 and any C mutant; Model the compiler model of the verdict.
 	Target string `json:"target"`
 	Model  string `json:"model"`
+	// Readers are the readers that judged the run (harness/readers.go).
+	Readers string `json:"readers"`
 	// Resumed is the schedule count a --checkpoint resumed from (absent
 	// when the run did not resume).
 	Resumed *int64 `json:"resumed,omitempty"`
@@ -853,6 +867,7 @@ func (o *outcome) writeJSON(w io.Writer) {
 	js := jsonSummary{
 		Target:     target,
 		Model:      o.sc.Model(),
+		Readers:    o.sc.Readers(),
 		Variant:    o.sc.Variant.String(),
 		Mutant:     mutantName(o.sc),
 		Bound:      o.sc.Bound.String(),
@@ -928,6 +943,7 @@ func (o *outcome) writeText(w io.Writer) {
 		fmt.Fprintf(w, "target:      the Go port (fgraph/)\n")
 	}
 	fmt.Fprintf(w, "model:       %s\n", sc.Model())
+	fmt.Fprintf(w, "readers:     %s\n", sc.Readers())
 	fmt.Fprintf(w, "bound:       %s\n", sc.Bound)
 	state := "complete"
 	switch {
@@ -1053,6 +1069,9 @@ func scenarioExtras(sc *harness.Scenario, strict bool) string {
 	}
 	if sc.StoresOnly {
 		ex = append(ex, "stores-only")
+	}
+	if sc.AnyReader {
+		ex = append(ex, "any-instant reader")
 	}
 	if strict {
 		ex = append(ex, "strict")
