@@ -86,7 +86,11 @@ func (m *Machine) dataChain(idx, offset int) (int, int) {
 			size := GetDataSize(val)
 			return offset - size, size * LongSize
 		}
-		offset -= GetDataSize(val) + 1
+		if m.cfg.Mutants.Has(MDataChainStep) {
+			offset -= GetDataSize(val)
+		} else {
+			offset -= GetDataSize(val) + 1
+		}
 		val, ok = m.getFgraphEntry(SiteRetrieveWord, m.Current, offset)
 	}
 	return -1, 0
@@ -106,6 +110,9 @@ func (m *Machine) fgraphRetrieveParentData(idx, depth int) (int, int) {
 		var next int
 		found = m.getRetStack(SiteRetrieveWord, m.Current, offset, &next)
 		depth--
+		if m.cfg.Mutants.Has(MParentDepth) && depth == 0 {
+			depth--
+		}
 		if !found || depth < 0 {
 			break
 		}

@@ -39,6 +39,10 @@ const (
 	MF14                              // no recursion lock around the entry callbacks (F14)
 	MF12                              // allocation-size bookkeeping in the wrong unit (F12, control)
 	MBitmaskPlain                     // fgraph_array_bitmask read once with a plain load (control)
+	MRetAddrCurrent                   // ftrace_graph_ret_addr walks current's words, not the task's
+	MPushNoLimit                      // push without the SHADOW_STACK_MAX_OFFSET check
+	MDataChainStep                    // the DATA chain walk steps over the payload but not the DATA word
+	MParentDepth                      // fgraph_retrieve_parent_data stops one frame short
 	numMutants
 )
 
@@ -104,6 +108,17 @@ var Catalogue = []MutantInfo{
 	{Mutant: MBitmaskPlain, Name: "M-bitmask-plain", Origin: "§2.2 step 6 (own)", Desc: "read fgraph_array_bitmask with a plain load", Control: true,
 		Reason: "the mask is read once and only iterated; a re-read cannot happen because the value is used once, and every slot is re-checked against the stub"},
 }
+
+// The bug classes std reaches since it unwinds another task, fills the
+// stack, has two data users and reads a parent's data (issue 11).
+var catalogueReach = []MutantInfo{
+	{Mutant: MRetAddrCurrent, Name: "M-retaddr-current", Origin: "Petr Pavlu, function_graph: Fix the ret_stack used by ftrace_graph_ret_addr() (Aug 2024), on latest", Desc: "ftrace_graph_ret_addr(task, ...) walks current's words instead of the task's (the seed's bug, back in latest)"},
+	{Mutant: MPushNoLimit, Name: "M-push-no-limit", Origin: "§2.1 step 3 (own)", Desc: "ftrace_push_return_trace without the curr_ret_stack + FGRAPH_FRAME_OFFSET + 1 >= SHADOW_STACK_MAX_OFFSET refusal"},
+	{Mutant: MDataChainStep, Name: "M-data-chain-step", Origin: "§2.5 the DATA chain (own)", Desc: "the DATA chain walk of fgraph_retrieve_*data() steps back by the payload size only, not over the DATA word"},
+	{Mutant: MParentDepth, Name: "M-parent-depth", Origin: "a312a0f7834e fgraph_retrieve_parent_data() (own)", Desc: "fgraph_retrieve_parent_data(idx, &size, depth) stops one frame short: depth 1 returns the function's own data"},
+}
+
+func init() { Catalogue = append(Catalogue, catalogueReach...) }
 
 // LookupMutant finds a catalogue entry by name.
 func LookupMutant(name string) (MutantInfo, error) {

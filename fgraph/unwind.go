@@ -109,6 +109,13 @@ func (m *Machine) ftraceGraphRetAddr(cur, t int, idx *int, ret, retp Word) Word 
 		i = wordInt(m.ld(SiteUnwindCurr, m.TaskBase(t)+TaskCurr))
 	}
 	w := t // whose words get_ret_stack() walks
+	if mu.Has(MRetAddrCurrent) && !seed {
+		w = cur
+		if i > 0 && (w < 0 || w >= len(m.tasks)) {
+			m.crash(SiteUnwindOffset, "ftrace_graph_ret_addr: get_ret_stack(current, ...) on another CPU's unwind: current is not the unwound task")
+			return ret
+		}
+	}
 	if seed {
 		w = cur
 		if i > 0 && (w < 0 || w >= len(m.tasks)) {

@@ -26,7 +26,7 @@ func Standard(v fgraph.Variant) *Scenario {
 		Variant:    v,
 		StackWords: 64,
 		Users: []User{
-			{Name: "u0", Filter: []int{1, 2, 3, 10, 20}, DataBytes: 8, ParentDepth: 1},
+			{Name: "u0", Filter: []int{1, 2, 3, 10, 20}, DataBytes: 24, ParentDepth: 1},
 			{Name: "u1", DataBytes: 8, RejectAfter: []int{3}},
 			{Name: "u2", CallInEntry: 6},
 		},
