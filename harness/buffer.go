@@ -409,7 +409,7 @@ func (r *runner) onCommit(c *ctx, st pending) {
 		// below it: a clobbered DATA word still wrong there spreads into
 		// this one (known finding reserve-reorder).
 		curr := int(int64(r.m.Mem[r.m.TaskBase(c.task)+fgraph.TaskCurr]))
-		if f := r.clobberedFix; r.clobbered && curr > 0 && f.addr == r.m.WordAddr(c.task, curr-1) && r.m.Mem[f.addr] != f.val {
+		if curr > 0 && r.stillClobbered(r.m.WordAddr(c.task, curr-1)) {
 			r.clobberSpread = true
 		}
 	}

@@ -151,9 +151,42 @@ func (r *runner) callbackReader(c *ctx, s fgraph.Site, f fgraph.Fence) {
 		}
 		r.rd = readerCall{on: true, frames: true, cur: c.task, t: c.task, n: n}
 	case fgraph.CallOut:
+		if r.inReserveWindow && !c.windowRead {
+			c.windowRead = r.readDiffers(c.task, r.rd.n, r.reserveWindowFixes())
+		}
 		r.checkWarnings(c)
 		r.reader, r.rd = r.cbReader, r.cbRd
 	}
+}
+
+// readDiffers reports whether the get_ret_stack() walk n+1 frames down
+// task t gives another frame, or WARNs otherwise, with the words in fixes at
+// their intended values: the callback's read just now depended on them.
+func (r *runner) readDiffers(t, n int, fixes []wordFix) bool {
+	if len(fixes) == 0 {
+		return false
+	}
+	m := r.m
+	m.SetHooks(nil)
+	defer m.SetHooks(r)
+	nw := len(m.Warnings)
+	walk := func() (fgraph.Frame, bool, bool) {
+		f, ok := m.FtraceGraphGetRetStack(t, n)
+		warned := len(m.Warnings) > nw
+		m.Warnings = m.Warnings[:nw]
+		return f, ok, warned
+	}
+	f0, ok0, w0 := walk()
+	saved := make([]fgraph.Word, len(fixes))
+	for i, f := range fixes {
+		saved[i] = m.Mem[f.addr]
+		m.Mem[f.addr] = f.val
+	}
+	f1, ok1, w1 := walk()
+	for i := len(fixes) - 1; i >= 0; i-- {
+		m.Mem[fixes[i].addr] = saved[i]
+	}
+	return f0 != f1 || ok0 != ok1 || w0 != w1
 }
 
 // wordFix is a word and the value it would hold but for a known finding.
@@ -342,4 +375,26 @@ func (r *runner) modelPassesWith(fixes []wordFix) bool {
 		m.Mem[fixes[i].addr] = saved[i]
 	}
 	return ok
+}
+
+// stillClobbered reports whether a is a DATA word a reservation returned
+// with overwritten (known finding reserve-reorder) and is still wrong.
+func (r *runner) stillClobbered(a fgraph.Addr) bool {
+	for _, f := range r.clobberedFixes {
+		if f.addr == a && r.m.Mem[a] != f.val {
+			return true
+		}
+	}
+	return false
+}
+
+// wrongClobbered lists the clobbered DATA words still wrong.
+func (r *runner) wrongClobbered() []wordFix {
+	var out []wordFix
+	for _, f := range r.clobberedFixes {
+		if r.m.Mem[f.addr] != f.val {
+			out = append(out, f)
+		}
+	}
+	return out
 }

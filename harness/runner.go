@@ -41,11 +41,16 @@ type inflightPop struct {
 
 // ctx is one execution context on the CPU: a task, or an interrupt.
 type ctx struct {
-	name  string
-	level int
-	kind  EventKind // interrupts: EvIRQ or EvNMI
-	task  int
-	buf   []pending
+	// windowRead: a callback of this context read its shadow stack
+	// (callbackReader) while a reservation's window was open, and what it
+	// read depended on the clobbered DATA word (known finding
+	// reserve-window, for the profiler's and retrieve-data's checks).
+	windowRead bool
+	name       string
+	level      int
+	kind       EventKind // interrupts: EvIRQ or EvNMI
+	task       int
+	buf        []pending
 	// rest holds the stores of the region being committed that have not
 	// committed yet, in commit order.
 	rest    []pending
@@ -127,9 +132,9 @@ type runner struct {
 	// in-flight frame (known finding inflight-ret-addr).
 	staleRetp bool
 	// clobbered: a reservation returned with its DATA word overwritten;
-	// clobberedFix is that word and the value reserve.w1 wrote to it.
-	clobbered    bool
-	clobberedFix wordFix
+	// clobberedFixes are those words and the values reserve.w1 wrote.
+	clobbered      bool
+	clobberedFixes []wordFix
 	// clobberSpread: the frame over the clobbered word returned while the
 	// word was still wrong (known finding reserve-reorder).
 	clobberSpread bool
@@ -328,7 +333,7 @@ func (r *runner) reset() {
 	r.kUsed, r.rUsed, r.eUsed, r.nextID, r.points, r.direct = 0, 0, 0, 0, 0, 0
 	r.sched = Schedule{}
 	r.aliasDep, r.stopped, r.clobbered, r.remoteCtx, r.reader, r.rd = false, false, false, nil, "", readerCall{}
-	r.clobberedFix, r.clobberSpread = wordFix{}, false
+	r.clobberedFixes, r.clobberSpread = r.clobberedFixes[:0], false
 	r.logSeen, r.warnSeen = 0, 0
 	r.ver, r.checked = 1, 0
 	r.steps, r.halted = 0, false
@@ -437,6 +442,7 @@ func (r *runner) exec(c *ctx, op Op) {
 		return
 	}
 	c.logFrom = len(r.m.Log)
+	c.windowRead = false
 	r.ver++
 	if c.level == 0 {
 		r.directRace = false
@@ -542,7 +548,7 @@ func (r *runner) ret(c *ctx) {
 		// still wrong, the return takes the interrupt's leftover for it
 		// (known finding reserve-reorder spreads from here).
 		curr := int(int64(m.Mem[m.TaskBase(t)+fgraph.TaskCurr]))
-		if f := r.clobberedFix; r.clobbered && curr > 0 && f.addr == m.WordAddr(t, curr-1) && m.Mem[f.addr] != f.val {
+		if curr > 0 && r.stillClobbered(m.WordAddr(t, curr-1)) {
 			r.clobberSpread = true
 		}
 	}
@@ -820,7 +826,7 @@ func (r *runner) Fence(s fgraph.Site, f fgraph.Fence) {
 	if s == fgraph.SiteReserveCall && f == fgraph.CallOut && c.resv != nil {
 		if r.m.Mem[c.resv.addr] != c.resv.val {
 			r.clobbered = true // the DATA word stays overwritten
-			r.clobberedFix = wordFix{c.resv.addr, c.resv.val}
+			r.clobberedFixes = append(r.clobberedFixes, wordFix{c.resv.addr, c.resv.val})
 		}
 		c.resv = nil
 		r.inReserveWindow = r.reserveWindow()

@@ -181,7 +181,10 @@ func (r *runner) appendState(dst []uint64, drop int) []uint64 {
 			dst = append(dst, viol, known,
 				b2u(r.stopped)|b2u(r.aliasDep)<<1|b2u(r.inReserveWindow)<<2|b2u(r.staleRetp)<<3|b2u(r.clobbered)<<4|
 					b2u(r.directRace)<<5|b2u(r.checked != r.ver)<<6|uint64(r.direct)<<8,
-				uint64(r.clobberedFix.addr)|b2u(r.clobberSpread)<<32, r.clobberedFix.val)
+				uint64(len(r.clobberedFixes))|b2u(r.clobberSpread)<<32)
+			for _, f := range r.clobberedFixes {
+				dst = append(dst, uint64(f.addr), f.val)
+			}
 		case stContexts:
 			// The contexts on the CPU, bottom first, and the tasks off it.
 			dst = append(dst, uint64(len(r.ctxs)))
@@ -200,7 +203,7 @@ func (r *runner) appendState(dst []uint64, drop int) []uint64 {
 // digest and op count), what it has not committed yet, and what the
 // oracles track of its entry, return and reservation in flight.
 func appendCtx(dst []uint64, c *ctx) []uint64 {
-	dst = append(dst, uint64(c.level)|uint64(c.kind)<<8|uint64(c.task)<<16|uint64(c.nest)<<24|uint64(c.irqOff)<<32|uint64(c.inCallback)<<40,
+	dst = append(dst, uint64(c.level)|uint64(c.kind)<<8|uint64(c.task)<<16|uint64(c.nest)<<24|uint64(c.irqOff)<<32|uint64(c.inCallback)<<40|uint64(boolU(c.windowRead))<<48,
 		uint64(c.lastSite), uint64(c.nops), c.hist, c.base, uint64(len(c.buf)), uint64(len(c.rest)))
 	for _, p := range c.buf {
 		dst = append(dst, uint64(p.site)|uint64(p.kind)<<16|uint64(uint32(p.addr))<<32, uint64(p.val))

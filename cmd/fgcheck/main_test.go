@@ -182,7 +182,7 @@ func exploreJSON(t *testing.T, wantCode int, args ...string) jsonSummary {
 			got = append(got, k[1])
 		}
 	}
-	want := "variant mutant bound schedules violations known seconds first_violation complete stopped known_schedules shard target model"
+	want := "variant mutant bound schedules violations known seconds first_violation complete stopped known_schedules shard target model readers"
 	if strings.Join(got, " ") != want && strings.Join(got, " ") != want+" resumed" {
 		t.Errorf("JSON keys %v, want %s", got, want)
 	}
