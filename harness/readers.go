@@ -180,11 +180,11 @@ func (r *runner) readDiffers(t, n int, fixes []wordFix) bool {
 	saved := make([]fgraph.Word, len(fixes))
 	for i, f := range fixes {
 		saved[i] = m.Mem[f.addr]
-		m.Mem[f.addr] = f.val
+		m.Poke(f.addr, f.val) // and the compiled core's memory
 	}
 	f1, ok1, w1 := walk()
 	for i := len(fixes) - 1; i >= 0; i-- {
-		m.Mem[fixes[i].addr] = saved[i]
+		m.Poke(fixes[i].addr, saved[i])
 	}
 	return f0 != f1 || ok0 != ok1 || w0 != w1
 }
@@ -211,7 +211,7 @@ func (r *runner) passesWith(fixes []wordFix) bool {
 	}
 	for i, f := range fixes {
 		saved[i] = m.Mem[f.addr]
-		m.Mem[f.addr] = f.val
+		m.Poke(f.addr, f.val) // and the compiled core's memory
 	}
 	probe, fail, stale, nw := r.probe, r.probeFail, r.staleRetp, len(m.Warnings)
 	r.probe, r.probeFail = true, false
@@ -248,7 +248,7 @@ func (r *runner) passesWith(fixes []wordFix) bool {
 	r.probe, r.probeFail, r.staleRetp, r.rd = probe, fail, stale, rd
 	m.Warnings = m.Warnings[:nw]
 	for i := len(fixes) - 1; i >= 0; i-- {
-		m.Mem[fixes[i].addr] = saved[i]
+		m.Poke(fixes[i].addr, saved[i])
 	}
 	return ok
 }
@@ -364,7 +364,7 @@ func (r *runner) modelPassesWith(fixes []wordFix) bool {
 	saved := make([]fgraph.Word, len(fixes))
 	for i, f := range fixes {
 		saved[i] = m.Mem[f.addr]
-		m.Mem[f.addr] = f.val
+		m.Poke(f.addr, f.val) // and the compiled core's memory
 	}
 	probe, fail := r.probe, r.probeFail
 	r.probe, r.probeFail = true, false
@@ -372,7 +372,7 @@ func (r *runner) modelPassesWith(fixes []wordFix) bool {
 	ok := !r.probeFail
 	r.probe, r.probeFail = probe, fail
 	for i := len(fixes) - 1; i >= 0; i-- {
-		m.Mem[fixes[i].addr] = saved[i]
+		m.Poke(fixes[i].addr, saved[i])
 	}
 	return ok
 }
