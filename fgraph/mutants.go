@@ -39,6 +39,8 @@ const (
 	MF14                              // no recursion lock around the entry callbacks (F14)
 	MF12                              // allocation-size bookkeeping in the wrong unit (F12, control)
 	MBitmaskPlain                     // fgraph_array_bitmask read once with a plain load (control)
+	MPushCurrPlain                    // READ_ONCE(curr_ret_stack) in push as a plain load (control)
+	MRecursionPlain                   // READ_ONCE(trace_recursion) in the recursion trylock as a plain load (control)
 	numMutants
 )
 
@@ -102,7 +104,11 @@ var Catalogue = []MutantInfo{
 	{Mutant: MF12, Name: "F12", Origin: "fae4078c289a fgraph: Allocate ret_stack_list with proper size", Desc: "the temporary stack list is sized in the wrong unit (over-allocation)", Control: true,
 		Reason: "over-allocation of a temporary list changes no word, no order and no callback: harmless, exactly as the fix says"},
 	{Mutant: MBitmaskPlain, Name: "M-bitmask-plain", Origin: "§2.2 step 6 (own)", Desc: "read fgraph_array_bitmask with a plain load", Control: true,
-		Reason: "the mask is read once and only iterated; a re-read cannot happen because the value is used once, and every slot is re-checked against the stub"},
+		Reason: "the kernel's load is already plain (for_each_set_bit's find_next_bit reads the word at every step), so this mutant is the baseline itself; a step's value is only masked and searched, and every slot found is re-checked against the stub"},
+	{Mutant: MPushCurrPlain, Name: "M-push-curr-plain", Origin: "§2.1 step 7 / §3 item 6 (own): loads by kind", Desc: "read curr_ret_stack with a plain load instead of READ_ONCE in ftrace_push_return_trace, so the compiler may load it again for ret_stack = RET_STACK(current, offset) and offset += FGRAPH_FRAME_OFFSET", Control: true,
+		Reason: "only this CPU writes current->curr_ret_stack (remote CPUs never do while the task has a stack), the re-load lies in the region before the first barrier with no store of the context's own to the word before it, and every interrupt that runs in between restores the word before it returns (oracle 5), so the re-load returns the same value"},
+	{Mutant: MRecursionPlain, Name: "M-recursion-plain", Origin: "include/linux/trace_recursion.h trace_test_and_set_recursion() (own): loads by kind", Desc: "read current->trace_recursion with a plain load instead of READ_ONCE in ftrace_test_recursion_trylock, so the compiler may load it again for the TRANSITION test and for val |= 1 << bit", Control: true,
+		Reason: "only this CPU's contexts write current->trace_recursion; an interrupt sets its own context bit and clears it again before it returns, so between the load and the store every re-load returns the same value; the word is never read by a remote CPU"},
 }
 
 // LookupMutant finds a catalogue entry by name.
