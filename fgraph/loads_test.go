@@ -426,3 +426,47 @@ func (m *Machine) e() {
 		}
 	}
 }
+
+// TestReadOnceMutantsReread: a mutant that turns a READ_ONCE plain makes
+// the further uses of its value re-reads; the baseline never re-reads a
+// READ_ONCE.
+func TestReadOnceMutantsReread(t *testing.T) {
+	cases := []struct {
+		name   string
+		mu     Mutant
+		site   Site // the load
+		use    Site // its further uses
+		reason string
+	}{
+		{"push curr", MPushCurrPlain, SitePushCurr, SitePushCurrUse, "offset is used for ret_stack and for offset += F"},
+		{"recursion", MRecursionPlain, SiteRecursion, SiteRecursionUse, "val is used for the test and for val |= bit"},
+		{"entry array", MF2, SiteEnterArray, SiteEnterArrayUse, "gops is used for the stub test and for ftrace_ops_test"},
+		{"return array", MF3, SiteRetArray, SiteRetArrayUse, "gops is used for the stub test and for the retfunc call"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, mutant := range []bool{false, true} {
+				cfg := DefaultConfig(Latest)
+				if mutant {
+					cfg = withMutant(cfg, c.mu)
+				}
+				m := MustMachine(cfg)
+				mustRegister(t, m, m.AddOps(&Ops{Name: "a"}), 0)
+				mustRegister(t, m, m.AddOps(&Ops{Name: "b"}), 1)
+				h := attachRec(m)
+				m.Call(1, false)
+				m.Return()
+				want := Once
+				if mutant {
+					want = Plain
+				}
+				if h.kinds[c.site] != want {
+					t.Errorf("mutant %v: load at %v is %v, want %v", mutant, c.site, h.kinds[c.site], want)
+				}
+				if got := h.rereads[c.use] > 0; got != mutant {
+					t.Errorf("mutant %v: %d re-reads at %v, want some=%v (%s)", mutant, h.rereads[c.use], c.use, mutant, c.reason)
+				}
+			}
+		})
+	}
+}
