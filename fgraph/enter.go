@@ -204,8 +204,8 @@ func (m *Machine) setBitmap(off int, bitmap uint16, gens Word) {
 	if m.cfg.Mutants.Has(MBitmapTop) {
 		at = wordInt(m.ld(SiteEnterOutRetLoad, m.cur()+TaskCurr)) - 1
 	}
-	if at < 0 || at >= m.cfg.StackWords { //fgcheck:kept the port's range check
-		m.warn(SiteSetBitmap, "set_bitmap: index %d out of range", at) //fgcheck:kept the port's range check
+	if at < 0 || at >= m.cfg.StackWords {
+		m.warn(SiteSetBitmap, "set_bitmap: index %d out of range", at)
 		return
 	}
 	m.st(SiteSetBitmap, m.word(at), MakeBitmap(bitmap, m.cfg.FrameWords)|gens)

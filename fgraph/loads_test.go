@@ -36,7 +36,8 @@ import (
 //     expression as the load's for m.load; or its line must say
 //     //fgcheck:kept followed by the reason the compiler cannot re-load
 //     there, or that the use is the port's own (a range check, the
-//     oracle's torn-read flag, a fix variant's test).
+//     oracle's torn-read flag, a fix variant's test). A //fgcheck:kept
+//     on a line with no such use is an error too.
 //   - A re-read as the first use is an error (a load the kernel does not
 //     make), and so is a reread whose value is not a tracked load.
 //   - &variable (get_ret_stack's &offset) ends the value too: the callee
@@ -104,6 +105,7 @@ func checkLoadUses(fset *token.FileSet, files []*ast.File, exempt map[string]str
 	var out []loadFinding
 	for _, f := range files {
 		kept := keptLines(fset, f)
+		used := map[int]bool{}
 		for _, d := range f.Decls {
 			fd, ok := d.(*ast.FuncDecl)
 			if !ok || fd.Body == nil {
@@ -112,9 +114,15 @@ func checkLoadUses(fset *token.FileSet, files []*ast.File, exempt map[string]str
 			if _, ok := exempt[fd.Name.Name]; ok {
 				continue
 			}
-			for _, x := range checkFunc(fset, fd, loads, kept) {
+			for _, x := range checkFunc(fset, fd, loads, kept, used) {
 				x.Func = fd.Name.Name
 				out = append(out, x)
+			}
+		}
+		for line := range kept {
+			if !used[line] {
+				out = append(out, loadFinding{Pos: token.Position{Filename: fset.Position(f.Pos()).Filename, Line: line},
+					Msg: "//fgcheck:kept on a line with no further use of a tracked plain load: drop it"})
 			}
 		}
 	}
@@ -167,7 +175,7 @@ type binding struct {
 	call *ast.CallExpr
 }
 
-func checkFunc(fset *token.FileSet, fd *ast.FuncDecl, loads map[string]bool, kept map[int]string) []loadFinding {
+func checkFunc(fset *token.FileSet, fd *ast.FuncDecl, loads map[string]bool, kept map[int]string, used map[int]bool) []loadFinding {
 	var out []loadFinding
 	var binds []binding
 	// addrOf[obj] are the positions of &obj: a callee may write obj there.
@@ -288,6 +296,7 @@ func checkFunc(fset *token.FileSet, fd *ast.FuncDecl, loads map[string]bool, kep
 				continue
 			}
 			if r, ok := kept[line]; ok {
+				used[line] = true
 				if r == "" {
 					out = append(out, loadFinding{Pos: fset.Position(id.Pos()), Msg: "//fgcheck:kept without a reason"})
 				}
@@ -391,6 +400,11 @@ func (m *Machine) e() {
 	_ = v
 	_ = v
 }
+func (m *Machine) f() {
+	v := m.ld(SiteRecursion, 0) - 1
+	_ = v
+	_ = v //fgcheck:kept a derived value is not tracked
+}
 `
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "x.go", src, parser.ParseComments)
@@ -407,6 +421,7 @@ func (m *Machine) e() {
 		"x.go:16: v in c: re-read at its first use",
 		"x.go:21: //fgcheck:kept without a reason",
 		"x.go:22: a reread in d whose value is not a tracked plain load",
+		"x.go:36: //fgcheck:kept on a line with no further use",
 	}
 	if len(got) != len(want) {
 		t.Fatalf("findings:\n%s\nwant %d:\n%s", strings.Join(got, "\n"), len(want), strings.Join(want, "\n"))
