@@ -55,7 +55,17 @@ func (m *Machine) functionGraphEnterRegs(ret, fn, fp, retp Word) int {
 		if mu.Has(MF2) {
 			k = Plain
 		}
-		for i := m.nextBit(SiteEnterBitmask, 0); i < FgraphArraySize; i = m.nextBit(SiteEnterBitmask, i+1) {
+		// M-bitmask-plain: unsigned long mask = fgraph_array_bitmask;
+		// for_each_set_bit(i, &mask, ...): one plain load, each later step
+		// a further use of it (a re-load until the first callback, the
+		// register after it).
+		once, mk := mu.Has(MBitmaskPlain), Once
+		var mask Word
+		if once {
+			mk = Plain
+			mask = m.load(mk, SiteEnterBitmask, AddrBitmask)
+		}
+		for i := m.enterBit(once, mask, 0); i < FgraphArraySize; i = m.enterBit(once, m.reread(SiteEnterBitmaskUse, AddrBitmask, mask, mk), i+1) {
 			gops := m.load(k, SiteEnterArray, AddrArray+Addr(i))
 			if gops == HandleStub {
 				continue
@@ -155,11 +165,30 @@ func (m *Machine) nextBit(s Site, from int) int {
 	if from >= FgraphArraySize {
 		return FgraphArraySize
 	}
-	val := m.ld(s, AddrBitmask) &^ (Word(1)<<uint(from) - 1)
+	return bitFrom(m.ld(s, AddrBitmask), from)
+}
+
+// bitFrom is find_next_bit() on a mask already loaded: val = mask &
+// GENMASK(size - 1, from); val ? __ffs(val) : size.
+func bitFrom(mask Word, from int) int {
+	if from >= FgraphArraySize {
+		return FgraphArraySize
+	}
+	val := mask &^ (Word(1)<<uint(from) - 1)
 	if val == 0 {
 		return FgraphArraySize
 	}
 	return min(bits.TrailingZeros64(uint64(val)), FgraphArraySize)
+}
+
+// enterBit is a step of the entry loop's for_each_set_bit: over
+// fgraph_array_bitmask itself (the kernel), or over the local copy mask
+// (once, M-bitmask-plain).
+func (m *Machine) enterBit(once bool, mask Word, from int) int {
+	if once {
+		return bitFrom(mask, from)
+	}
+	return m.nextBit(SiteEnterBitmask, from)
 }
 
 // callEntry calls target's entryfunc with gops, as an opaque call.

@@ -433,9 +433,9 @@ func (m *Machine) f() {
 	}
 }
 
-// TestReadOnceMutantsReread: a mutant that turns a READ_ONCE plain makes
-// the further uses of its value re-reads; the baseline never re-reads a
-// READ_ONCE.
+// TestReadOnceMutantsReread: a mutant that turns a READ_ONCE plain (or,
+// M-bitmask-plain, a load per step into one load) makes the further uses of
+// its value re-reads; the baseline never re-reads a READ_ONCE.
 func TestReadOnceMutantsReread(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -448,6 +448,7 @@ func TestReadOnceMutantsReread(t *testing.T) {
 		{"recursion", MRecursionPlain, SiteRecursion, SiteRecursionUse, "val is used for the test and for val |= bit"},
 		{"entry array", MF2, SiteEnterArray, SiteEnterArrayUse, "gops is used for the stub test and for ftrace_ops_test"},
 		{"return array", MF3, SiteRetArray, SiteRetArrayUse, "gops is used for the stub test and for the retfunc call"},
+		{"bitmask copy", MBitmaskPlain, SiteEnterBitmask, SiteEnterBitmaskUse, "the local copy of the mask is used at every step (the kernel's load is plain too: a load per step)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -463,7 +464,7 @@ func TestReadOnceMutantsReread(t *testing.T) {
 				m.Call(1, false)
 				m.Return()
 				want := Once
-				if mutant {
+				if mutant || c.mu == MBitmaskPlain {
 					want = Plain
 				}
 				if h.kinds[c.site] != want {
