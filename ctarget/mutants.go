@@ -62,6 +62,17 @@ var Mutants = []Mutant{
 		{"__ftrace_return_to_handler", "current->curr_ret_stack = offset - FGRAPH_FRAME_OFFSET;", 1, "current->curr_ret_stack = offset;"}}},
 	{Name: "M-ret-barrier", Control: true, Desc: "drop the barrier() before lowering curr_ret_stack", Edits: []Edit{
 		{"__ftrace_return_to_handler", "barrier();", 1, ";"}}},
+	// Loads by kind: a READ_ONCE turned plain. Whether the compiled code
+	// then loads the word again is the compiler's choice, which the C run
+	// shows: the port models every re-load the compiler may make.
+	{Name: "F2", Desc: "plain load of fgraph_array[i] in the entry loop", Edits: []Edit{
+		{"function_graph_enter", "struct fgraph_ops *gops = READ_ONCE(fgraph_array[i]);", 1, "struct fgraph_ops *gops = fgraph_array[i];"}}},
+	{Name: "F3", Desc: "plain load of fgraph_array[i] in the return loop", Edits: []Edit{
+		{"__ftrace_return_to_handler", "struct fgraph_ops *gops = READ_ONCE(fgraph_array[i]);", 1, "struct fgraph_ops *gops = fgraph_array[i];"}}},
+	{Name: "M-push-curr-plain", Control: true, Desc: "plain load of curr_ret_stack in push", Edits: []Edit{
+		{"ftrace_push_return_trace", "offset = READ_ONCE(current->curr_ret_stack);", 1, "offset = current->curr_ret_stack;"}}},
+	{Name: "M-bitmask-plain", Control: true, Desc: "iterate a local copy of fgraph_array_bitmask, loaded once", Edits: []Edit{
+		{"function_graph_enter", "for_each_set_bit(i, &fgraph_array_bitmask,", 1, "unsigned long mask = fgraph_array_bitmask; for_each_set_bit(i, &mask,"}}},
 	{Name: "C-crash", Desc: "push raises curr_ret_stack 2^28 words too far: the next reader's access is out of range (caught before it happens)", Edits: []Edit{
 		{"ftrace_push_return_trace", "WRITE_ONCE(current->curr_ret_stack, offset + 1);", 1, "WRITE_ONCE(current->curr_ret_stack, offset + (1 << 28));"}}},
 	{Name: "C-wild-call", Desc: "the entry loop calls through a corrupted function pointer: SIGSEGV in the compiled code", Edits: []Edit{

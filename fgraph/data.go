@@ -20,15 +20,17 @@ func (m *Machine) fgraphReserveData(idx, sizeBytes int) int {
 	// Convert the data size to number of longs (a shift by 3, as the kernel).
 	dataSize := (sizeBytes + LongSize - 1) >> 3
 
-	if curr-1 < 0 || curr-1 >= m.cfg.StackWords {
+	if curr-1 < 0 || curr-1 >= m.cfg.StackWords { //fgcheck:kept the port's range check
 		// get_fgraph_entry(current, curr_ret_stack - 1) outside the array.
 		m.crash(SiteReservePrev, "fgraph_reserve_data: read of ret_stack[-1] or beyond")
 		return -1
 	}
 	val := m.ld(SiteReservePrev, m.word(curr-1))
-	data := curr
+	// data = &current->ret_stack[curr_ret_stack]; curr_ret_stack += ...:
+	// further uses of the plain load of current->curr_ret_stack.
+	data := wordInt(m.reread(SiteReserveCurrUse, c+TaskCurr, intWord(curr), Plain))
 
-	curr += dataSize + 1
+	curr = wordInt(m.reread(SiteReserveCurrUse, c+TaskCurr, intWord(curr), Plain)) + dataSize + 1
 	if curr >= m.cfg.ShadowStackMaxOffset() {
 		m.warn(SiteReserveCurr, "fgraph_reserve_data: no room")
 		return -1
@@ -79,18 +81,20 @@ func (m *Machine) fgraphRetrieveData(idx int) (int, int) {
 // dataChain walks the DATA words down from offset.
 // Source: the loop shared by fgraph_retrieve_data() and
 // fgraph_retrieve_parent_data(), with get_data_type_data().
+// Each DATA word is used up to three times (__get_type, __get_data_index,
+// __get_data_size): the further uses are re-reads of the word.
 func (m *Machine) dataChain(idx, offset int) (int, int) {
 	val, ok := m.getFgraphEntry(SiteRetrieveWord, m.Current, offset)
 	for ok && GetType(val) == FgraphTypeData {
-		if GetDataIndex(val) == idx {
-			size := GetDataSize(val)
+		if GetDataIndex(m.reread(SiteRetrieveWordUse, m.word(offset), val, Plain)) == idx {
+			size := GetDataSize(m.reread(SiteRetrieveWordUse, m.word(offset), val, Plain))
 			return offset - size, size * LongSize
 		}
+		step := GetDataSize(m.reread(SiteRetrieveWordUse, m.word(offset), val, Plain)) + 1
 		if m.cfg.Mutants.Has(MDataChainStep) {
-			offset -= GetDataSize(val)
-		} else {
-			offset -= GetDataSize(val) + 1
+			step-- // steps over the payload only
 		}
+		offset -= step
 		val, ok = m.getFgraphEntry(SiteRetrieveWord, m.Current, offset)
 	}
 	return -1, 0
@@ -105,6 +109,9 @@ func (m *Machine) fgraphRetrieveParentData(idx, depth int) (int, int) {
 	if offset <= 0 {
 		return -1, 0
 	}
+	// The first get_ret_stack(current, offset, &next_offset) is a further
+	// use of the load.
+	offset = wordInt(m.reread(SiteRetrieveCurrUse, m.cur()+TaskCurr, intWord(offset), Plain))
 	found := false
 	for {
 		var next int

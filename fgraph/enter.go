@@ -1,5 +1,7 @@
 package fgraph
 
+import "math/bits"
+
 // functionGraphEnterRegs runs the entry side for one traced call. It returns
 // 0 when the return address must be hijacked, EBUSY otherwise.
 // Source: function_graph_enter_regs(), kernel/trace/fgraph.c v6.14+
@@ -32,14 +34,15 @@ func (m *Machine) functionGraphEnterRegs(ret, fn, fp, retp Word) int {
 	if m.cfg.Variant == Seed {
 		// [PATCH 04/20]: for (i = 0; i < fgraph_array_cnt; i++), plain
 		// loads, no filter test, no per-user restore of curr_ret_stack.
-		n := wordInt(m.ld(SiteEnterArrayCnt, AddrArrayCnt))
-		for i := 0; i < n && i < FgraphArraySize; i++ {
+		// The condition loads the global at every test.
+		for i := 0; i < FgraphArraySize && i < wordInt(m.ld(SiteEnterArrayCnt, AddrArrayCnt)); i++ {
 			gops := m.ld(SiteEnterArray, AddrArray+Addr(i))
 			if gops == HandleStub {
 				continue
 			}
-			use := m.reread(SiteEnterArrayUse, AddrArray+Addr(i), gops)
-			if m.callEntry(use, use, &tr, use != gops) {
+			// gops->entryfunc(&trace, gops): one use, after the stub test.
+			use := m.reread(SiteEnterArrayUse, AddrArray+Addr(i), gops, Plain)
+			if m.callEntry(use, use, &tr, use != gops) { //fgcheck:kept one indirect call (its target and argument); use != gops is the oracle's torn-read flag
 				bitmap |= 1 << i
 			}
 		}
@@ -47,22 +50,30 @@ func (m *Machine) functionGraphEnterRegs(ret, fn, fp, retp Word) int {
 	} else if m.cfg.StaticCall && m.ldOnce(SiteEnterDirect, AddrDoDirect) != 0 && m.directEntry(&tr, &bitmap, &gens) {
 		// direct mode handled the call
 	} else {
-		for i := m.nextBit(SiteEnterBitmask, 0); i < FgraphArraySize; i = m.nextBit(SiteEnterBitmask, i+1) {
-			var gops, use Word
-			if mu.Has(MF2) {
-				gops = m.ld(SiteEnterArray, AddrArray+Addr(i))
-			} else {
-				gops = m.ldOnce(SiteEnterArray, AddrArray+Addr(i))
-			}
+		// READ_ONCE since 63a8dfb88911 (F2: the mutant makes it plain).
+		k := Once
+		if mu.Has(MF2) {
+			k = Plain
+		}
+		// M-bitmask-plain: unsigned long mask = fgraph_array_bitmask;
+		// for_each_set_bit(i, &mask, ...): one plain load, each later step
+		// a further use of it (a re-load until the first callback, the
+		// register after it).
+		once, mk := mu.Has(MBitmaskPlain), Once
+		var mask Word
+		if once {
+			mk = Plain
+			mask = m.load(mk, SiteEnterBitmask, AddrBitmask)
+		}
+		for i := m.enterBit(once, mask, 0); i < FgraphArraySize; i = m.enterBit(once, m.reread(SiteEnterBitmaskUse, AddrBitmask, mask, mk), i+1) {
+			gops := m.load(k, SiteEnterArray, AddrArray+Addr(i))
 			if gops == HandleStub {
 				continue
 			}
 			save := m.ld(SiteEnterSave, c+TaskCurr)
-			use = gops
-			if mu.Has(MF2) {
-				use = m.reread(SiteEnterArrayUse, AddrArray+Addr(i), gops)
-			}
-			if m.ftraceOpsTest(use, fn) && m.callEntry(use, use, &tr, use != gops) {
+			// &gops->ops for ftrace_ops_test(): the next use of gops.
+			use := m.reread(SiteEnterArrayUse, AddrArray+Addr(i), gops, k)
+			if m.ftraceOpsTest(use, fn) && m.callEntry(use, use, &tr, use != gops) { //fgcheck:kept ftrace_ops_test() is out of line: gops->entryfunc(&trace, gops) after it uses the register; use != gops is the oracle's torn-read flag
 				bitmap |= 1 << i
 			} else if !mu.Has(MEnter1) {
 				// Clear out any saved storage.
@@ -113,9 +124,17 @@ out:
 func (m *Machine) directEntry(tr *Trace, bitmap *uint16, gens *Word) bool {
 	c := m.cur()
 	save := m.ld(SiteEnterSave, c+TaskCurr)
-	gops := m.ld(SiteEnterDirectGops, AddrDirectGops)
+	// The kernel loads fgraph_direct_gops plain and uses it once (the
+	// static call's argument). The direct-fallback fix tests it before the
+	// call, so it reads it with READ_ONCE: with a plain load the compiler
+	// could load it again for the argument, after the test.
+	k := Plain
+	if m.cfg.DirectFallback {
+		k = Once
+	}
+	gops := m.load(k, SiteEnterDirectGops, AddrDirectGops)
 	target := m.ldOnce(SiteEnterDirectCall, AddrFunc)
-	if m.cfg.DirectFallback && (gops == HandleStub || target != gops) {
+	if m.cfg.DirectFallback && (gops == HandleStub || target != gops) { //fgcheck:kept the direct-fallback fix's test; its load is READ_ONCE
 		return false
 	}
 	if m.callEntry(target, gops, tr, false) {
@@ -136,19 +155,40 @@ func (m *Machine) directEntry(tr *Trace, bitmap *uint16, gens *Word) bool {
 	return true
 }
 
-// nextBit is for_each_set_bit over fgraph_array_bitmask: find_next_bit reads
-// the mask word again at every step.
+// nextBit is one step of for_each_set_bit over fgraph_array_bitmask:
+// find_next_bit() with a constant size of one word (small_const_nbits):
+// val = *addr & GENMASK(size - 1, offset); return val ? __ffs(val) : size.
+// The mask word is loaded at every step; val is derived from it, so a
+// re-load for __ffs is not modelled (docs/fidelity.md, "Loads by kind").
+// Source: include/linux/find.h (the 6.12.117 tree).
 func (m *Machine) nextBit(s Site, from int) int {
 	if from >= FgraphArraySize {
 		return FgraphArraySize
 	}
-	mask := m.ld(s, AddrBitmask)
-	for i := from; i < FgraphArraySize; i++ {
-		if mask&(1<<i) != 0 {
-			return i
-		}
+	return bitFrom(m.ld(s, AddrBitmask), from)
+}
+
+// bitFrom is find_next_bit() on a mask already loaded: val = mask &
+// GENMASK(size - 1, from); val ? __ffs(val) : size.
+func bitFrom(mask Word, from int) int {
+	if from >= FgraphArraySize {
+		return FgraphArraySize
 	}
-	return FgraphArraySize
+	val := mask &^ (Word(1)<<uint(from) - 1)
+	if val == 0 {
+		return FgraphArraySize
+	}
+	return min(bits.TrailingZeros64(uint64(val)), FgraphArraySize)
+}
+
+// enterBit is a step of the entry loop's for_each_set_bit: over
+// fgraph_array_bitmask itself (the kernel), or over the local copy mask
+// (once, M-bitmask-plain).
+func (m *Machine) enterBit(once bool, mask Word, from int) int {
+	if once {
+		return bitFrom(mask, from)
+	}
+	return m.nextBit(SiteEnterBitmask, from)
 }
 
 // callEntry calls target's entryfunc with gops, as an opaque call.
@@ -261,18 +301,22 @@ func traceGetContextBit(level int) int {
 // are not ported (docs/fidelity.md).
 func (m *Machine) ftraceTestRecursionTrylock() int {
 	a := m.cur() + TaskRecursion
-	val := m.ldOnce(SiteRecursion, a)
+	k := Once
+	if m.cfg.Mutants.Has(MRecursionPlain) {
+		k = Plain
+	}
+	val := m.load(k, SiteRecursion, a)
 	bit := traceGetContextBit(m.Level) + traceFtraceStart
 	if val&(1<<uint(bit)) != 0 {
 		if m.cfg.NoTransition {
 			return -1
 		}
 		bit = traceCtxTransition + traceFtraceStart
-		if val&(1<<uint(bit)) != 0 {
+		if m.reread(SiteRecursionUse, a, val, k)&(1<<uint(bit)) != 0 {
 			return -1
 		}
 	}
-	val |= 1 << uint(bit)
+	val = m.reread(SiteRecursionUse, a, val, k) | 1<<uint(bit)
 	m.st(SiteRecursion, a, val)
 	m.barrier(SiteRecursion)
 	return bit

@@ -38,7 +38,9 @@ const (
 	MF10                              // direct mode kept on an entry-for-all arch (F10)
 	MF14                              // no recursion lock around the entry callbacks (F14)
 	MF12                              // allocation-size bookkeeping in the wrong unit (F12, control)
-	MBitmaskPlain                     // fgraph_array_bitmask read once with a plain load (control)
+	MBitmaskPlain                     // fgraph_array_bitmask read once into a local with a plain load (control)
+	MPushCurrPlain                    // READ_ONCE(curr_ret_stack) in push as a plain load (control)
+	MRecursionPlain                   // READ_ONCE(trace_recursion) in the recursion trylock as a plain load (control)
 	MRetAddrCurrent                   // ftrace_graph_ret_addr walks current's words, not the task's
 	MPushNoLimit                      // push without the SHADOW_STACK_MAX_OFFSET check
 	MDataChainStep                    // the DATA chain walk steps over the payload but not the DATA word
@@ -105,8 +107,12 @@ var Catalogue = []MutantInfo{
 	{Mutant: MF14, Name: "F14", Origin: "fgraph: Get ftrace recursion lock in function_graph_enter (v6.14)", Desc: "no recursion lock around the entry callbacks: a callback that calls a traced function re-enters"},
 	{Mutant: MF12, Name: "F12", Origin: "fae4078c289a fgraph: Allocate ret_stack_list with proper size", Desc: "the temporary stack list is sized in the wrong unit (over-allocation)", Control: true,
 		Reason: "over-allocation of a temporary list changes no word, no order and no callback: harmless, exactly as the fix says"},
-	{Mutant: MBitmaskPlain, Name: "M-bitmask-plain", Origin: "§2.2 step 6 (own)", Desc: "read fgraph_array_bitmask with a plain load", Control: true,
-		Reason: "the mask is read once and only iterated; a re-read cannot happen because the value is used once, and every slot is re-checked against the stub"},
+	{Mutant: MBitmaskPlain, Name: "M-bitmask-plain", Origin: "§2.2 step 6 (own)", Desc: "read fgraph_array_bitmask once into a local with a plain load and iterate the copy (the compiler may re-load it at each step until the first callback, and must keep it after)", Control: true,
+		Reason: "a slot freed while the loop runs is still visited but reads as &fgraph_stub and is skipped; a slot allocated meanwhile is not yet published (fgraph_array[i] is set after ftrace_startup_subops), so missing its bit changes nothing"},
+	{Mutant: MPushCurrPlain, Name: "M-push-curr-plain", Origin: "§2.1 step 7 / §3 item 6 (own): loads by kind", Desc: "read curr_ret_stack with a plain load instead of READ_ONCE in ftrace_push_return_trace, so the compiler may load it again for ret_stack = RET_STACK(current, offset) and offset += FGRAPH_FRAME_OFFSET", Control: true,
+		Reason: "only this CPU writes current->curr_ret_stack (remote CPUs never do while the task has a stack), the re-load lies in the region before the first barrier with no store of the context's own to the word before it, and every interrupt that runs in between restores the word before it returns (oracle 5), so the re-load returns the same value"},
+	{Mutant: MRecursionPlain, Name: "M-recursion-plain", Origin: "include/linux/trace_recursion.h trace_test_and_set_recursion() (own): loads by kind", Desc: "read current->trace_recursion with a plain load instead of READ_ONCE in ftrace_test_recursion_trylock, so the compiler may load it again for the TRANSITION test and for val |= 1 << bit", Control: true,
+		Reason: "only this CPU's contexts write current->trace_recursion; an interrupt sets its own context bit and clears it again before it returns, so between the load and the store every re-load returns the same value; the word is never read by a remote CPU"},
 }
 
 // The bug classes std reaches since it unwinds another task, fills the

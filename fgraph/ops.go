@@ -209,7 +209,8 @@ func (m *Machine) entryBody(o *Ops, idx int, tr *Trace, rec *Record) bool {
 			if slicesContains(o.Notrace, fn) {
 				// "Need to return 1 to have the return called that will
 				// clear the NOTRACE bit."
-				m.st(SiteTaskVar, tv, v|TraceGraphNotrace)
+				// *task_var |= TRACE_GRAPH_NOTRACE: a second load in the source.
+				m.st(SiteTaskVar, tv, m.reread(SiteTaskVarUse, tv, v, Plain)|TraceGraphNotrace)
 				if rec != nil {
 					rec.Accepted = true
 				}
@@ -287,7 +288,8 @@ func (m *Machine) retfunc(o *Ops, gops Word, tr *Trace, torn bool) {
 		if tv := m.fgraphGetTaskVar(idx); tv >= 0 {
 			// trace_graph_return(): clear the flag and return.
 			if v := m.ld(SiteTaskVar, tv); v&TraceGraphNotrace != 0 {
-				m.st(SiteTaskVar, tv, v&^TraceGraphNotrace)
+				// *task_var &= ~TRACE_GRAPH_NOTRACE: a second load in the source.
+				m.st(SiteTaskVar, tv, m.reread(SiteTaskVarUse, tv, v, Plain)&^TraceGraphNotrace)
 				if !m.NoLog {
 					m.Log = append(m.Log, rec)
 				}

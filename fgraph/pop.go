@@ -98,31 +98,27 @@ func (m *Machine) retCallbacks(off int, tr *Trace) {
 	w, _ := m.getFgraphEntry(SiteRetBitmap, m.Current, off)
 	bitmap := GetBitmapBits(w)
 
-	if m.cfg.Variant != Seed && m.cfg.StaticCall && m.ldOnce(SiteRetDirect, AddrDoDirect) != 0 && m.directReturn(w, bitmap, tr) {
+	if m.cfg.Variant != Seed && m.cfg.StaticCall && m.ldOnce(SiteRetDirect, AddrDoDirect) != 0 && m.directReturn(w, bitmap, tr) { //fgcheck:kept the gen-counter fix's generations come from the same load (a proposal)
 		// direct mode handled the return
 	} else {
 		// READ_ONCE since d65474033740 (v6.13, backported to 6.12.y)
-		plain := m.cfg.Variant == V611 || m.cfg.Variant == Seed || mu.Has(MF3)
+		k := Once
+		if m.cfg.Variant == V611 || m.cfg.Variant == Seed || mu.Has(MF3) {
+			k = Plain
+		}
 		// for_each_set_bit(i, &bitmap, ...)
 		for rest := bitmap; rest != 0; rest &= rest - 1 {
 			i := bits.TrailingZeros16(rest)
-			var gops Word
-			if plain {
-				gops = m.ld(SiteRetArray, AddrArray+Addr(i))
-			} else {
-				gops = m.ldOnce(SiteRetArray, AddrArray+Addr(i))
-			}
+			gops := m.load(k, SiteRetArray, AddrArray+Addr(i))
 			if gops == HandleStub {
 				continue
 			}
-			if !m.genOK(w, i) {
+			if !m.genOK(w, i) { //fgcheck:kept the gen-counter fix (a proposal) keeps the frame's word; it is below curr_ret_stack, which no other context changes (oracle 5)
 				continue
 			}
-			use := gops
-			if plain {
-				use = m.reread(SiteRetArrayUse, AddrArray+Addr(i), gops)
-			}
-			m.callRet(use, use, tr, use != gops)
+			// gops->retfunc(&trace, gops): the next use of gops.
+			use := m.reread(SiteRetArrayUse, AddrArray+Addr(i), gops, k)
+			m.callRet(use, use, tr, use != gops) //fgcheck:kept one indirect call (its target and argument); use != gops is the oracle's torn-read flag
 		}
 	}
 }
@@ -131,8 +127,14 @@ func (m *Machine) retCallbacks(off int, tr *Trace) {
 // false falls back to the loop (direct-fallback fix variant only, as in
 // directEntry).
 func (m *Machine) directReturn(w Word, bitmap uint16, tr *Trace) bool {
-	gops := m.ld(SiteRetDirectGops, AddrDirectGops)
-	if m.cfg.DirectFallback && gops == HandleStub {
+	// As in directEntry: plain in the kernel, used once each; READ_ONCE
+	// with the direct-fallback fix, which tests the value before its use.
+	k := Plain
+	if m.cfg.DirectFallback {
+		k = Once
+	}
+	gops := m.load(k, SiteRetDirectGops, AddrDirectGops)
+	if m.cfg.DirectFallback && gops == HandleStub { //fgcheck:kept the direct-fallback fix's test; its load is READ_ONCE
 		return false
 	}
 	idx := 0 // fgraph_stub.idx
@@ -143,9 +145,9 @@ func (m *Machine) directReturn(w Word, bitmap uint16, tr *Trace) bool {
 		// static_call(fgraph_retfunc)(&trace, fgraph_direct_gops): the
 		// argument reads the global again after test_bit(->idx) (found by
 		// the differential: GCC loads it twice).
-		gops = m.ld(SiteRetDirectGops, AddrDirectGops)
+		gops = m.load(k, SiteRetDirectGops, AddrDirectGops)
 		target := m.ldOnce(SiteRetDirectCall, AddrRetfunc)
-		if m.cfg.DirectFallback && target != gops {
+		if m.cfg.DirectFallback && target != gops { //fgcheck:kept the direct-fallback fix's test; its load is READ_ONCE
 			return false
 		}
 		m.callRet(target, gops, tr, false)

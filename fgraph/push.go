@@ -35,8 +35,15 @@ func (m *Machine) ftracePushReturnTrace(ret, fn, fp, retp Word, fgraphIdx int) i
 		calltime = m.traceClock()
 	}
 
-	base := wordInt(m.ldOnce(SitePushCurr, c+TaskCurr))
-	off := base + F
+	// offset = READ_ONCE(current->curr_ret_stack);
+	// ret_stack = RET_STACK(current, offset); offset += FGRAPH_FRAME_OFFSET;
+	k := Once
+	if mu.Has(MPushCurrPlain) {
+		k = Plain
+	}
+	offset := wordInt(m.load(k, SitePushCurr, c+TaskCurr))
+	base := offset // the frame: ret_stack
+	off := wordInt(m.reread(SitePushCurrUse, c+TaskCurr, intWord(offset), k)) + F
 	if off >= m.cfg.StackWords || base < 0 {
 		m.warn(SitePushCurr, "push: curr_ret_stack %d out of range", base)
 		return EBUSY

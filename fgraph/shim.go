@@ -47,7 +47,10 @@ type Hooks interface {
 	// Fence ends the current compiler region.
 	Fence(s Site, f Fence)
 	// Reread returns the value of a plain load at a that the code uses a
-	// second time: the compiler may load it again. prev is the first value.
+	// further time: the compiler may load it again for that use. prev is
+	// the value the load gave. The hook decides whether a re-load is legal
+	// there (no region boundary, no own store that may alias a, since the
+	// load) and, if it is not, returns prev.
 	Reread(s Site, a Addr, prev Word) Word
 }
 
@@ -57,7 +60,16 @@ type Hooks interface {
 //   atomic_inc/atomic_read  atomicInc / ldAtomic
 //   barrier()               barrier
 //   smp_rmb() / smp_wmb()   fence(SmpRmb) / fence(SmpWmb)
-//   a second use of a plain load the compiler may re-read: reread
+//   a load whose kind a mutant switches          load(k, ...)
+//   a further use of a plain load's value          reread
+//
+// The rule for loads (docs/fidelity.md, "Loads by kind"): the first use of
+// a plain load's value is the load; every further use of that value in
+// the kernel's code is written m.reread(site, addr, value, kind), because
+// the compiler may load the word again for it unless the load is
+// READ_ONCE (or atomic). TestLoadUses (loads_test.go) derives the list of
+// such values from this package's source and fails on a further use that
+// does not go through reread.
 
 func (m *Machine) ld(s Site, a Addr) Word {
 	if m.hooks != nil {
@@ -69,6 +81,16 @@ func (m *Machine) ld(s Site, a Addr) Word {
 func (m *Machine) ldOnce(s Site, a Addr) Word {
 	if m.hooks != nil {
 		return m.hooks.Load(s, a, Once)
+	}
+	return m.Mem[a]
+}
+
+// load is a load whose kind is a parameter: a mutant that turns a
+// READ_ONCE plain (or a variant whose kernel has no READ_ONCE there) passes
+// Plain.
+func (m *Machine) load(k Kind, s Site, a Addr) Word {
+	if m.hooks != nil {
+		return m.hooks.Load(s, a, k)
 	}
 	return m.Mem[a]
 }
@@ -120,13 +142,16 @@ func (m *Machine) fence(s Site, f Fence) {
 
 func (m *Machine) barrier(s Site) { m.fence(s, Barrier) }
 
-// reread models the second use of a plain load: the compiler may load the
-// value again, so an interrupt or a remote CPU between the uses is visible.
-func (m *Machine) reread(s Site, a Addr, prev Word) Word {
-	if m.hooks != nil {
-		return m.hooks.Reread(s, a, prev)
+// reread is a further use of the value prev that a load of kind k at a
+// gave: for a plain load the compiler may load a again for this use, so a
+// remote CPU's store between the uses is visible; a READ_ONCE or atomic
+// load is never repeated (k != Plain: prev). s is the use's own site, so
+// that positions of the load's site do not depend on how many uses follow.
+func (m *Machine) reread(s Site, a Addr, prev Word, k Kind) Word {
+	if k != Plain || m.hooks == nil {
+		return prev
 	}
-	return prev
+	return m.hooks.Reread(s, a, prev)
 }
 
 // Signed views of int fields stored in words.

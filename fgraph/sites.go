@@ -103,6 +103,17 @@ const (
 	// for (ctarget names it by its source line).
 	SiteCOther
 	SiteTaskVar
+	// Further uses of a plain load's value (Machine.reread): each has a
+	// site of its own, so positions of the load's site stay the same.
+	SitePushCurrUse
+	SiteRecursionUse
+	SiteReserveCurrUse
+	SiteRetrieveWordUse
+	SiteEnterBitmaskUse
+	SiteUnwindCurrUse
+	SiteUnwindRetUse
+	SiteTaskVarUse
+	SiteRetrieveCurrUse
 	// SiteGetRetStackCall is a user's out-of-line call of
 	// ftrace_graph_get_ret_stack() (the function profiler before v6.13).
 	SiteGetRetStackCall
@@ -203,6 +214,15 @@ var siteNames = [...]string{
 	SitePushW2Retp:        "push.w2_retp",
 	SiteCOther:            "c.other",
 	SiteTaskVar:           "user.task_var",
+	SitePushCurrUse:       "push.curr_use",
+	SiteRecursionUse:      "recursion.lock_use",
+	SiteReserveCurrUse:    "reserve.curr_use",
+	SiteRetrieveWordUse:   "retrieve.word_use",
+	SiteEnterBitmaskUse:   "enter.bitmask_use",
+	SiteUnwindCurrUse:     "unwind.curr_use",
+	SiteUnwindRetUse:      "unwind.ret_use",
+	SiteTaskVarUse:        "user.task_var_use",
+	SiteRetrieveCurrUse:   "retrieve.curr_use",
 	SiteGetRetStackCall:   "get_ret_stack.call",
 }
 

@@ -46,6 +46,9 @@ func (m *Machine) ftraceGraphGetRetStack(t, n int) (Frame, bool) {
 	if offset < 0 {
 		return Frame{}, false
 	}
+	// The first get_ret_stack(task, offset, &offset) is a further use of
+	// the load; later steps use what get_ret_stack wrote.
+	offset = wordInt(m.reread(SiteUnwindCurrUse, m.TaskBase(t)+TaskCurr, intWord(offset), Plain))
 	var ok bool
 	for {
 		ok = m.getRetStack(SiteUnwindOffset, t, offset, &offset)
@@ -71,12 +74,13 @@ func (m *Machine) FtraceGraphTopRetAddr(t int) Word {
 	if offset < 0 {
 		return 0
 	}
+	offset = wordInt(m.reread(SiteUnwindCurrUse, m.TaskBase(t)+TaskCurr, intWord(offset), Plain))
 	for {
 		if !m.getRetStack(SiteUnwindOffset, t, offset, &offset) {
 			return 0
 		}
 		if r := m.ld(SiteUnwindRet, m.WordAddr(t, offset+FieldRet)); r != ReturnToHandler {
-			return r
+			return m.reread(SiteUnwindRetUse, m.WordAddr(t, offset+FieldRet), r, Plain)
 		}
 	}
 }
@@ -118,7 +122,7 @@ func (m *Machine) ftraceGraphRetAddr(cur, t int, idx *int, ret, retp Word) Word 
 	}
 	if seed {
 		w = cur
-		if i > 0 && (w < 0 || w >= len(m.tasks)) {
+		if i > 0 && (w < 0 || w >= len(m.tasks)) { //fgcheck:kept the port's model of a walk of a task it does not hold
 			// get_ret_stack(current, ...) on a task the machine does not
 			// hold: Petr Pavlu's NULL dereference when current->ret_stack
 			// is NULL; garbage words otherwise.
@@ -127,16 +131,18 @@ func (m *Machine) ftraceGraphRetAddr(cur, t int, idx *int, ret, retp Word) Word 
 		}
 	}
 	for i > 0 {
-		if !m.getRetStack(SiteUnwindOffset, w, i, &i) {
+		if !m.getRetStack(SiteUnwindOffset, w, i, &i) { //fgcheck:kept an unwinder runs at one instant of the harness (an oracle or a remote CPU's step), so a re-load of curr_ret_stack for the first step cannot differ; later steps use what get_ret_stack wrote
 			break
 		}
-		fr := m.ld(SiteUnwindRet, m.WordAddr(w, i+FieldRet))
+		// ret_stack->retp == retp && ret_stack->ret != return_handler,
+		// then *idx = i and return ret_stack->ret: two loads of ->ret in
+		// the source (the store through idx between them may alias it).
 		if m.ld(SiteUnwindRetp, m.WordAddr(w, i+m.cfg.FieldRetp())) == retp &&
-			(seed || mu.Has(MF5Tail) || fr != ReturnToHandler) {
+			(seed || mu.Has(MF5Tail) || m.ld(SiteUnwindRet, m.WordAddr(w, i+FieldRet)) != ReturnToHandler) {
 			if idx != nil && !seed && !mu.Has(MF5Idx) {
 				*idx = i
 			}
-			return fr
+			return m.ld(SiteUnwindRet, m.WordAddr(w, i+FieldRet))
 		}
 	}
 	return ret

@@ -207,3 +207,61 @@ func TestRereadSeesRemoteChange(t *testing.T) {
 		t.Errorf("re-read of a plain load used twice = %d, want the new value %d", got, fgraph.HandleStub)
 	}
 }
+
+// TestRereadWhereTheCompilerMay: a further use of a plain load is a
+// re-load only where the compiler may make one (docs/fidelity.md, "Loads by
+// kind"): not after a region boundary, not after the context's own store to
+// the word, and with alias not after any store of the context's region.
+func TestRereadWhereTheCompilerMay(t *testing.T) {
+	a := fgraph.AddrArray + 3
+	other := fgraph.AddrArray + 5
+	cases := []struct {
+		name, reason string
+		alias        bool
+		between      func(r *runner)
+		reloads      bool
+	}{
+		{"nothing between", "the compiler may load the word again", false, func(*runner) {}, true},
+		{"barrier", "barrier() clobbers memory: the value is kept in a register", false, func(r *runner) { r.Fence(fgraph.SiteNone, fgraph.Barrier) }, false},
+		{"opaque call", "a call to an unknown function may write the word", false, func(r *runner) { r.Fence(fgraph.SiteEnterCall, fgraph.CallIn) }, false},
+		{"atomic", "atomic_inc is an asm with a memory clobber", false, func(r *runner) { r.AtomicAdd(fgraph.SitePushOverrun, other, 1) }, false},
+		{"own store to the word", "a re-load would read the context's own store", false, func(r *runner) { r.Store(fgraph.SiteRegister, a, 9, fgraph.Plain) }, false},
+		{"own store elsewhere", "the compiler knows the addresses differ", false, func(r *runner) { r.Store(fgraph.SiteRegister, other, 9, fgraph.Plain) }, true},
+		{"own store elsewhere, alias", "under -fno-strict-aliasing the store may alias the word", true, func(r *runner) { r.Store(fgraph.SiteRegister, other, 9, fgraph.Plain) }, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sc := &Scenario{Name: "tiny", Variant: fgraph.Latest, StackWords: 64, Tasks: [][]Op{{}}, Alias: c.alias}
+			r, err := newRunner(sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.reset()
+			r.ch, r.res = noChoice{}, &Result{}
+			r.ctxs = append(r.ctxs[:0], r.taskCt[0])
+			r.m.Mem[a] = 7
+			first := r.Load(fgraph.SiteEnterArray, a, fgraph.Plain)
+			c.between(r)
+			r.m.Mem[a] = fgraph.HandleStub // another CPU stores the stub
+			got := r.Reread(fgraph.SiteEnterArrayUse, a, first)
+			if reloaded := got == fgraph.HandleStub; reloaded != c.reloads {
+				t.Errorf("re-read gave %d (re-loaded %v), want re-loaded %v: %s", got, reloaded, c.reloads, c.reason)
+			}
+		})
+	}
+	// A READ_ONCE is never recorded as a load that may be repeated.
+	sc := &Scenario{Name: "tiny", Variant: fgraph.Latest, StackWords: 64, Tasks: [][]Op{{}}}
+	r, err := newRunner(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.reset()
+	r.ch, r.res = noChoice{}, &Result{}
+	r.ctxs = append(r.ctxs[:0], r.taskCt[0])
+	r.m.Mem[a] = 7
+	first := r.Load(fgraph.SiteEnterArray, a, fgraph.Once)
+	r.m.Mem[a] = fgraph.HandleStub
+	if got := r.Reread(fgraph.SiteEnterArrayUse, a, first); got != first {
+		t.Errorf("re-read of a READ_ONCE = %d, want the value it gave (%d)", got, first)
+	}
+}

@@ -77,6 +77,58 @@ type ctx struct {
 	// (state.go).
 	hist, base uint64
 	nops       int
+	// For Reread (loads by kind): the context's plain loads (with how many
+	// of its stores preceded each) and the addresses of its own stores,
+	// since its last region boundary.
+	loads  [16]loadRec
+	nload  int
+	stored []fgraph.Addr
+}
+
+type loadRec struct {
+	addr fgraph.Addr
+	nst  int
+}
+
+// noteLoad remembers a plain load of a since the last region boundary.
+func (c *ctx) noteLoad(a fgraph.Addr) {
+	c.loads[c.nload%len(c.loads)] = loadRec{addr: a, nst: len(c.stored)}
+	c.nload++
+}
+
+// boundary forgets the loads and stores of the region that just ended: no
+// value loaded before a barrier, an opaque call or an atomic may be loaded
+// again after it.
+func (c *ctx) boundary() {
+	c.nload = 0
+	c.stored = c.stored[:0]
+}
+
+// reloadable reports whether the compiler may load a again for a further
+// use of a plain load of a by c: the load happened in the current region
+// (no barrier, opaque call or atomic since), and c has not stored to a
+// since, nor, with alias, to any word (a store through a pointer may alias
+// a under -fno-strict-aliasing). A value the compiler cannot re-load is
+// kept in a register. A load pushed out of the ring by 16 newer ones counts
+// as not reloadable (fewer re-loads, never one the compiler could not make).
+func (c *ctx) reloadable(a fgraph.Addr, alias bool) bool {
+	n := min(c.nload, len(c.loads))
+	for i := 1; i <= n; i++ {
+		l := c.loads[(c.nload-i)%len(c.loads)]
+		if l.addr != a {
+			continue
+		}
+		if alias {
+			return len(c.stored) == l.nst
+		}
+		for _, x := range c.stored[l.nst:] {
+			if x == a {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // runner executes one scenario under one chooser. It implements fgraph.Hooks.
@@ -322,6 +374,7 @@ func (r *runner) reset() {
 		c.buf, c.occ, c.entry, c.pop, c.logFrom = c.buf[:0], [fgraph.NumSites]int32{}, nil, nil, 0
 		c.resv, c.irqOff, c.rest, c.inCallback = nil, 0, nil, 0
 		c.hist, c.base, c.nops = 0, 0, 0
+		c.boundary()
 	}
 	r.ctxs = r.ctxs[:0]
 	clear(r.pc)
@@ -717,6 +770,9 @@ func (r *runner) Load(s fgraph.Site, a fgraph.Addr, k fgraph.Kind) fgraph.Word {
 	if !r.sc.StoresOnly {
 		r.yieldLoad(c, s, a)
 	}
+	if k == fgraph.Plain {
+		c.noteLoad(a)
+	}
 	for i := len(c.buf) - 1; i >= 0; i-- {
 		if c.buf[i].addr == a {
 			if r.hashing {
@@ -731,8 +787,16 @@ func (r *runner) Load(s fgraph.Site, a fgraph.Addr, k fgraph.Kind) fgraph.Word {
 	return r.m.Mem[a]
 }
 
-// Reread is a second load of the same address: a yield point and a load.
+// Reread is a further use of a plain load's value: where the compiler may
+// load the word again (ctx.reloadable) it is a yield point and a load;
+// elsewhere the value is kept and nothing happens.
 func (r *runner) Reread(s fgraph.Site, a fgraph.Addr, prev fgraph.Word) fgraph.Word {
+	if r.direct > 0 || len(r.ctxs) == 0 {
+		return r.Load(s, a, fgraph.Plain)
+	}
+	if !r.top().reloadable(a, r.sc.Alias) {
+		return prev
+	}
 	return r.Load(s, a, fgraph.Plain)
 }
 
@@ -755,6 +819,7 @@ func (r *runner) Store(s fgraph.Site, a fgraph.Addr, v fgraph.Word, k fgraph.Kin
 		r.violate(OracleCallback, "function_graph_enter re-entered from inside an entry callback in the same context (no recursion lock)")
 	}
 	c.buf = append(c.buf, pending{site: s, addr: a, val: v, kind: k})
+	c.stored = append(c.stored, a)
 	if r.compiled {
 		r.commit(c)
 	}
@@ -785,6 +850,7 @@ func (r *runner) AtomicAdd(s fgraph.Site, a fgraph.Addr, d int64) fgraph.Word {
 	}
 	c.buf = append(c.buf, pending{site: s, addr: a, val: v, kind: fgraph.Atomic})
 	r.commit(c)
+	c.boundary() // atomic_inc is an asm with a "memory" clobber
 	return v
 }
 
@@ -797,6 +863,7 @@ func (r *runner) Fence(s fgraph.Site, f fgraph.Fence) {
 	if r.hashing {
 		c.hist = mix(mix(c.hist, uint64(r.m.Clock())), uint64(s)<<8|uint64(f))
 	}
+	c.boundary()
 	r.commit(c)
 	if r.opt.Observe != nil {
 		r.opt.Observe.Fence(c.name, c.level, s, f)

@@ -22,7 +22,7 @@ var stdPins = []struct {
 	{fgraph.Latest, 69367, []string{"F1-bit0", "inflight-ret-addr", "recursion-transition", "reserve-reorder", "reserve-window"}},
 	{fgraph.V612, 110171, []string{"F1-bit0", "inflight-ret-addr", "recursion-transition", "reserve-reorder", "reserve-window"}},
 	{fgraph.V611, 114635, []string{"F1-bit0", "F3-torn-return", "F9-direct-off", "inflight-ret-addr", "recursion-transition", "reserve-reorder", "reserve-window"}},
-	{fgraph.Seed, 83116, []string{"F1-bit0", "F2-seed-torn-entry", "F3-torn-return", "F6-seed-reuse", "inflight-ret-addr", "recursion-transition", "seed-tail-call"}},
+	{fgraph.Seed, 87732, []string{"F1-bit0", "F2-seed-torn-entry", "F3-torn-return", "F6-seed-reuse", "inflight-ret-addr", "recursion-transition", "seed-tail-call"}},
 }
 
 func TestStd(t *testing.T) {

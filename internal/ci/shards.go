@@ -25,7 +25,7 @@ var Pins = map[string]Pin{
 	"latest": {69367, []string{"F1-bit0", "inflight-ret-addr", "recursion-transition", "reserve-reorder", "reserve-window"}},
 	"v6.12":  {110171, []string{"F1-bit0", "inflight-ret-addr", "recursion-transition", "reserve-reorder", "reserve-window"}},
 	"v6.11":  {114635, []string{"F1-bit0", "F3-torn-return", "F9-direct-off", "inflight-ret-addr", "recursion-transition", "reserve-reorder", "reserve-window"}},
-	"seed":   {83116, []string{"F1-bit0", "F2-seed-torn-entry", "F3-torn-return", "F6-seed-reuse", "inflight-ret-addr", "recursion-transition", "seed-tail-call"}},
+	"seed":   {87732, []string{"F1-bit0", "F2-seed-torn-entry", "F3-torn-return", "F6-seed-reuse", "inflight-ret-addr", "recursion-transition", "seed-tail-call"}},
 }
 
 // Summary is the object `fgcheck explore --json` prints (docs/cli.md).
