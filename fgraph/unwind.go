@@ -115,7 +115,7 @@ func (m *Machine) ftraceGraphRetAddr(cur, t int, idx *int, ret, retp Word) Word 
 	w := t // whose words get_ret_stack() walks
 	if mu.Has(MRetAddrCurrent) && !seed {
 		w = cur
-		if i > 0 && (w < 0 || w >= len(m.tasks)) {
+		if i > 0 && (w < 0 || w >= len(m.tasks)) { //fgcheck:kept the port's model of a walk of a task it does not hold (the mutant's)
 			m.crash(SiteUnwindOffset, "ftrace_graph_ret_addr: get_ret_stack(current, ...) on another CPU's unwind: current is not the unwound task")
 			return ret
 		}

@@ -19,10 +19,10 @@ var stdPins = []struct {
 	runs  int64
 	known []string
 }{
-	{fgraph.Latest, 69367, []string{"F1-bit0", "inflight-ret-addr", "recursion-transition", "reserve-reorder", "reserve-window"}},
-	{fgraph.V612, 110171, []string{"F1-bit0", "inflight-ret-addr", "recursion-transition", "reserve-reorder", "reserve-window"}},
-	{fgraph.V611, 114635, []string{"F1-bit0", "F3-torn-return", "F9-direct-off", "inflight-ret-addr", "recursion-transition", "reserve-reorder", "reserve-window"}},
-	{fgraph.Seed, 87732, []string{"F1-bit0", "F2-seed-torn-entry", "F3-torn-return", "F6-seed-reuse", "inflight-ret-addr", "recursion-transition", "seed-tail-call"}},
+	{fgraph.Latest, 127910, []string{"F1-bit0", "inflight-ret-addr", "recursion-transition", "reserve-reorder", "reserve-window"}},
+	{fgraph.V612, 189517, []string{"F1-bit0", "inflight-ret-addr", "recursion-transition", "reserve-reorder", "reserve-window"}},
+	{fgraph.V611, 196843, []string{"F1-bit0", "F3-torn-return", "F9-direct-off", "inflight-ret-addr", "recursion-transition", "reserve-reorder", "reserve-window"}},
+	{fgraph.Seed, 122700, []string{"F1-bit0", "F2-seed-torn-entry", "F3-torn-return", "F6-seed-reuse", "inflight-ret-addr", "recursion-transition", "seed-ret-addr-current", "seed-tail-call"}},
 }
 
 func TestStd(t *testing.T) {

@@ -77,13 +77,13 @@ func TestCheck(t *testing.T) {
 		{
 			name: "uneven split", wantN: 4,
 			shards: edit("latest", 1, func(s *Shard) { *s.Schedules += 100 }),
-			want:   []string{"variant latest: the 4 shards explored 69467 schedules in all, pinned 69367 (+100)"},
+			want:   []string{"variant latest: the 4 shards explored 128010 schedules in all, pinned 127910 (+100)"},
 			reason: "the sum is what is pinned: one shard counting 100 extra schedules breaks it",
 		},
 		{
 			name: "total short by one", wantN: 4,
 			shards: edit("v6.11", 3, func(s *Shard) { *s.Schedules-- }),
-			want:   []string{"variant v6.11: the 4 shards explored 114634 schedules in all, pinned 114635 (-1)"},
+			want:   []string{"variant v6.11: the 4 shards explored 196842 schedules in all, pinned 196843 (-1)"},
 			reason: "a single lost schedule (the shards not partitioning the space) must fail",
 		},
 		{
