@@ -16,7 +16,9 @@ import (
 //   - with alias analysis off (the default) plain stores to different
 //     addresses may swap; with Scenario.Alias a store to a ret_stack word
 //     keeps its order against other word stores and task-field stores;
-//   - a plain store overwritten later in the region may be dropped.
+//   - a plain store overwritten later in the region may be dropped;
+//   - stores of one site (one statement, a loop's iterations) keep program
+//     order among themselves.
 // One compiled binary has one order per static region (named by its first
 // store's site), so a run picks the order at the region's first instance
 // and applies it to every later instance.
@@ -25,6 +27,14 @@ import (
 // (i < j in program order).
 func (r *runner) mustPrecede(a, b pending) bool {
 	if a.addr == b.addr {
+		return true
+	}
+	if a.site == b.site {
+		// One statement's stores (a loop's iterations: a user's payload
+		// words) keep their order among themselves: a schedule file names
+		// an order by sites, so it could not tell their permutations apart,
+		// and no other context reads one of those words while the others
+		// are pending (the frame is still in flight).
 		return true
 	}
 	if a.kind != fgraph.Plain && b.kind != fgraph.Plain {

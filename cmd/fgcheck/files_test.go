@@ -30,7 +30,7 @@ func sameFiles(t *testing.T, what string, want, got map[string]string) {
 // exploration, names and contents, are the same whatever the worker
 // count, the shards, and an interruption resumed from a checkpoint.
 func TestFailingFilesAreAFunctionOfTheSchedule(t *testing.T) {
-	for _, mut := range [][]string{{"--mutant", "M-push-1"}, {"--mutant", "M-push-2", "-C", "1"}} {
+	for _, mut := range [][]string{{"--mutant", "M-push-1", "-C", "1"}, {"--mutant", "M-push-2", "-C", "1"}} {
 		args := append([]string{"explore", "--keep-going", "--max-files", "1000", "--progress", "off"}, mut...)
 		run := func(extra ...string) (string, jsonSummary) {
 			out := t.TempDir()
