@@ -430,7 +430,10 @@ type hunt struct {
 	files     []string
 	first     *harness.Result
 	firstText []byte
-	writeErrs int
+	// firstK is the first failing run of kbuild's compiler model.
+	firstK     *harness.Result
+	firstKText []byte
+	writeErrs  int
 	lastErr   error        // the last write error, for the summary
 	earlier   int64        // failing schedules of earlier legs (a resumed checkpoint)
 	stopped   bool         // interrupted at once: record nothing more
@@ -479,6 +482,9 @@ func (h *hunt) onViolation(res *harness.Result) {
 	text := h.fileText(res)
 	if h.first == nil {
 		h.first, h.firstText = res, text
+	}
+	if h.firstK == nil && res.Kbuild() {
+		h.firstK, h.firstKText = res, text
 	}
 	if len(h.files) >= h.maxFiles {
 		return
@@ -552,8 +558,8 @@ func (h *hunt) fileText(res *harness.Result) []byte {
 	if len(res.Violations) > 1 {
 		story = append(story, fmt.Sprintf("(%d more violations in the same run)", len(res.Violations)-1))
 	}
-	if v.AliasDependent {
-		story = append(story, "depends on alias analysis: the run reordered stores that -fno-strict-aliasing keeps in order (--alias)")
+	if !res.Kbuild() {
+		story = append(story, "verdict: "+harness.VerdictNoAlias+": the run reordered stores that -fno-strict-aliasing keeps in order (not a run of kbuild's model, --alias)")
 	}
 	if h.strict {
 		story = append(story, "found with --strict: replay with fgcheck replay --strict")
@@ -739,6 +745,8 @@ func (o *outcome) stopReason(maxRuns int64) string {
 		return "time budget " + o.h.budget.String() + " reached"
 	case maxRuns > 0 && o.sum.Runs >= maxRuns:
 		return fmt.Sprintf("--max-runs %d reached", maxRuns)
+	case o.sum.Kbuild.Violations > 0 && len(o.sc.Models()) > 1:
+		return "stopped at the first violation under kbuild (--keep-going goes on)"
 	case o.sum.Violations > 0:
 		return "stopped at the first violation (--keep-going goes on)"
 	case o.cmd == "random":
@@ -816,11 +824,29 @@ type jsonSummary struct {
 	// sha256 and any C mutant; Model the compiler model of the verdict.
 	Target string `json:"target"`
 	Model  string `json:"model"`
+	// Verdict is the verdict by compiler model: "violates under kbuild",
+	// "only if the compiler can prove no alias" (the port), "on the
+	// compiled code" (a compiled target), or "" when no schedule failed.
+	Verdict string `json:"verdict"`
+	// Models are the counts under each compiler model the run judged,
+	// in order: kbuild then no-alias on the port, kbuild alone with
+	// --alias, compiled alone on a compiled target.
+	Models []jsonModel `json:"models"`
+	// KnownVerdicts gives each known finding's verdict by compiler model.
+	KnownVerdicts map[string]string `json:"known_verdicts"`
 	// Resumed is the schedule count a --checkpoint resumed from (absent
 	// when the run did not resume).
 	Resumed *int64 `json:"resumed,omitempty"`
 	// Cache is what explore --cache's state cache did (absent without it).
 	Cache *jsonCache `json:"cache,omitempty"`
+}
+
+// jsonModel is an exploration's counts under one compiler model.
+type jsonModel struct {
+	Model          string           `json:"name"` // kbuild, no-alias or compiled
+	Schedules      int64            `json:"schedules"`
+	Violations     int64            `json:"violations"`
+	KnownSchedules map[string]int64 `json:"known_schedules"`
 }
 
 type jsonCache struct {
@@ -869,6 +895,20 @@ func (o *outcome) writeJSON(w io.Writer) {
 	for k, n := range o.sum.Known {
 		js.KnownSchedules[k] = n
 	}
+	compiled := o.sc.Target != nil
+	js.Verdict = harness.Verdict(compiled, o.sum.Violations, o.sum.Kbuild.Violations)
+	js.KnownVerdicts = map[string]string{}
+	for k, n := range o.sum.Known {
+		js.KnownVerdicts[k] = harness.Verdict(compiled, n, o.sum.Kbuild.Known[k])
+	}
+	for _, m := range o.sc.Models() {
+		ms := o.sum.Model(m)
+		jm := jsonModel{Model: m, Schedules: ms.Runs, Violations: ms.Violations, KnownSchedules: map[string]int64{}}
+		for k, n := range ms.Known {
+			jm.KnownSchedules[k] = n
+		}
+		js.Models = append(js.Models, jm)
+	}
 	if o.resumed >= 0 {
 		r := o.resumed
 		js.Resumed = &r
@@ -900,10 +940,17 @@ func writeJSON(w io.Writer, v any) {
 }
 
 // first is the first failing run the hunt recorded (the one whose file
-// text it kept), else the summary's.
+// text it kept), else the summary's: of kbuild's model if one failed,
+// else of the no-alias model.
 func (o *outcome) first() (*harness.Result, []byte) {
 	o.h.mu.Lock()
 	defer o.h.mu.Unlock()
+	if o.h.firstK != nil {
+		return o.h.firstK, o.h.firstKText
+	}
+	if o.sum.Kbuild.First != nil {
+		return o.sum.Kbuild.First, o.h.fileText(o.sum.Kbuild.First)
+	}
 	if o.h.first != nil {
 		return o.h.first, o.h.firstText
 	}
@@ -941,6 +988,10 @@ func (o *outcome) writeText(w io.Writer) {
 	if o.resumed >= 0 {
 		state += fmt.Sprintf("; resumed from a checkpoint at %d", o.resumed)
 	}
+	two := len(sc.Models()) > 1
+	if two {
+		state += fmt.Sprintf("; %d of them kbuild's, %d need the no-alias model", o.sum.Kbuild.Runs, o.sum.Runs-o.sum.Kbuild.Runs)
+	}
 	fmt.Fprintf(w, "schedules:   %d (%s)\n", o.sum.Runs, state)
 	if c := o.sum.Cache; c != nil {
 		fmt.Fprintf(w, "states:      %d stored, %d cache hits of %d lookups, %d schedules run for the %d covered (%.1f MiB of tables)\n",
@@ -951,15 +1002,28 @@ func (o *outcome) writeText(w io.Writer) {
 	} else if o.sum.CacheOff != "" {
 		fmt.Fprintf(w, "states:      no cache (%s): the plain DFS ran\n", o.sum.CacheOff)
 	}
-	fmt.Fprintf(w, "violations:  %d\n", o.sum.Violations)
-	if len(o.sum.Known) == 0 {
+	switch {
+	case sc.Alias && sc.Target == nil:
+		fmt.Fprintf(w, "violations:  %d under kbuild\n", o.sum.Violations)
+	case !two:
+		fmt.Fprintf(w, "violations:  %d\n", o.sum.Violations)
+	default:
+		fmt.Fprintf(w, "violations:  %d under kbuild, %d under no-alias\n", o.sum.Kbuild.Violations, o.sum.Violations)
+		if v := harness.Verdict(false, o.sum.Violations, o.sum.Kbuild.Violations); v != "" {
+			fmt.Fprintf(w, "verdict:     %s\n", v)
+		}
+	}
+	switch {
+	case len(o.sum.Known) == 0:
 		fmt.Fprintf(w, "known:       none\n")
-	} else {
+	case !two:
 		var parts []string
 		for _, k := range knownNames(o.sum.Known) {
 			parts = append(parts, fmt.Sprintf("%s (%s)", k, plural(int(o.sum.Known[k]), "schedule")))
 		}
 		fmt.Fprintf(w, "known:       %s\n", strings.Join(parts, ", "))
+	default:
+		o.writeKnownTable(w)
 	}
 	rate := 0.0
 	if o.seconds > 0 {
@@ -1009,6 +1073,21 @@ func (o *outcome) writeText(w io.Writer) {
 		}
 	}
 	o.writeFiles(w)
+}
+
+// writeKnownTable prints the known findings with their schedule counts
+// under each compiler model and the verdict, in name order.
+func (o *outcome) writeKnownTable(w io.Writer) {
+	names := knownNames(o.sum.Known)
+	width := len("finding")
+	for _, k := range names {
+		width = max(width, len(k))
+	}
+	fmt.Fprintf(w, "known:       %-*s  %8s  %8s  %s\n", width, "finding", "kbuild", "no-alias", "verdict")
+	for _, k := range names {
+		n, kb := o.sum.Known[k], o.sum.Kbuild.Known[k]
+		fmt.Fprintf(w, "             %-*s  %8d  %8d  %s\n", width, k, kb, n, harness.Verdict(false, n, kb))
+	}
 }
 
 // writeFiles lists the saved failing schedules.
