@@ -259,10 +259,10 @@ type Summary struct {
 	// (Result.Kbuild): exactly what the exploration of the same scenario
 	// with Alias set counts (for a scenario with Alias set, or a compiled
 	// target, the same as the whole).
-	Kbuild ModelSummary
-	Coverage   Coverage
-	Points     int64
-	Complete   bool // the whole bounded space was explored
+	Kbuild   ModelSummary
+	Coverage Coverage
+	Points   int64
+	Complete bool // the whole bounded space was explored
 	// Cache is what the state cache did (ExploreOptions.Cache); Executed
 	// counts the runs actually executed (with the cache, pruned runs
 	// included; without, Runs).

@@ -434,12 +434,12 @@ type hunt struct {
 	firstK     *harness.Result
 	firstKText []byte
 	writeErrs  int
-	lastErr   error        // the last write error, for the summary
-	earlier   int64        // failing schedules of earlier legs (a resumed checkpoint)
-	stopped   bool         // interrupted at once: record nothing more
-	signal    atomic.Int32 // 128+signal of a graceful interrupt, else 0
-	budget    time.Duration
-	overtime  atomic.Bool // the --time budget ran out
+	lastErr    error        // the last write error, for the summary
+	earlier    int64        // failing schedules of earlier legs (a resumed checkpoint)
+	stopped    bool         // interrupted at once: record nothing more
+	signal     atomic.Int32 // 128+signal of a graceful interrupt, else 0
+	budget     time.Duration
+	overtime   atomic.Bool // the --time budget ran out
 }
 
 // watch arms what runs beside an engine: the --time budget and the
