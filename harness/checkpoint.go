@@ -165,6 +165,22 @@ func (p *PieceState) checkCounts() error {
 		return errors.New("started and not done, with schedules but no path to go on from")
 	case len(p.Path) > maxPathSteps:
 		return fmt.Errorf("a path of %d choice points", len(p.Path))
+	}
+	names := make([]string, 0, len(p.Known))
+	for name := range p.Known {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		n := p.Known[name]
+		if !knownName(name) {
+			return fmt.Errorf("unknown known finding %q", quoteShort([]byte(name)))
+		}
+		if n < 0 || n > p.Runs {
+			return fmt.Errorf("known finding %s in %d of %d schedules", name, n, p.Runs)
+		}
+	}
+	switch {
 	case p.KbuildRuns < 0 || p.KbuildRuns > p.Runs:
 		return fmt.Errorf("%d schedules of kbuild's model in %d", p.KbuildRuns, p.Runs)
 	case p.KbuildViolations < 0 || p.KbuildViolations > p.KbuildRuns || p.KbuildViolations > p.Violations:
@@ -179,20 +195,6 @@ func (p *PieceState) checkCounts() error {
 		n := p.KbuildKnown[name]
 		if !knownName(name) || n < 0 || n > p.KbuildRuns || n > p.Known[name] {
 			return fmt.Errorf("known finding %q in %d of kbuild's %d schedules (%d in all)", quoteShort([]byte(name)), n, p.KbuildRuns, p.Known[name])
-		}
-	}
-	names := make([]string, 0, len(p.Known))
-	for name := range p.Known {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		n := p.Known[name]
-		if !knownName(name) {
-			return fmt.Errorf("unknown known finding %q", quoteShort([]byte(name)))
-		}
-		if n < 0 || n > p.Runs {
-			return fmt.Errorf("known finding %s in %d of %d schedules", name, n, p.Runs)
 		}
 	}
 	for s := range p.Coverage.Hits {

@@ -208,7 +208,7 @@ func (v Violation) String() string {
 		s += " [strict: known finding " + v.Strict + "]"
 	}
 	if v.AliasDependent {
-		s += " [depends on alias analysis]"
+		s += " [only if the compiler can prove no alias]"
 	}
 	return s
 }
