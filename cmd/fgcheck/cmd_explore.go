@@ -47,7 +47,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	every := fs.Int64("checkpoint-every", 10000, "with --checkpoint, save every `N` schedules of a piece (and whenever the run stops)")
 	cache := fs.Bool("cache", false, "prune the subtrees of visited states (same schedule, violation and known-finding counts; far fewer schedules run); port only, E <= 1")
 	exact := fs.Bool("exact", false, "run every schedule (the plain DFS; the default for now)")
-	cacheEntries := fs.Int("cache-entries", harness.DefaultCacheEntries, "with --cache, at most `N` states per worker (48 bytes each)")
+	cacheEntries := fs.Int("cache-entries", harness.DefaultCacheEntries, "with --cache, at most `N` states per worker (64 bytes each)")
 	cacheExact := fs.Bool("cache-exact", false, "with --cache, store whole state encodings instead of two 64-bit hashes (no collision risk, more memory)")
 	pos, code, ok := parseArgs(fs, args)
 	if !ok {

@@ -990,9 +990,12 @@ func (o *outcome) writeText(w io.Writer) {
 	}
 	two := len(sc.Models()) > 1
 	if two {
-		state += fmt.Sprintf("; %d of them kbuild's, %d need the no-alias model", o.sum.Kbuild.Runs, o.sum.Runs-o.sum.Kbuild.Runs)
+		// Every schedule is one of the no-alias model's; kbuild's are those
+		// that chose no order only the no-alias model allows.
+		fmt.Fprintf(w, "schedules:   %d (%s): %d under kbuild, %d under no-alias\n", o.sum.Runs, state, o.sum.Kbuild.Runs, o.sum.Runs)
+	} else {
+		fmt.Fprintf(w, "schedules:   %d (%s)\n", o.sum.Runs, state)
 	}
-	fmt.Fprintf(w, "schedules:   %d (%s)\n", o.sum.Runs, state)
 	if c := o.sum.Cache; c != nil {
 		fmt.Fprintf(w, "states:      %d stored, %d cache hits of %d lookups, %d schedules run for the %d covered (%.1f MiB of tables)\n",
 			c.States, c.Hits, c.Lookups, o.sum.Executed, o.sum.Runs, float64(c.Bytes)/(1<<20))

@@ -338,7 +338,7 @@ func TestExploreText(t *testing.T) {
 	}
 	for _, want := range []string{
 		"fgcheck explore: scenario peer-spin, variant latest, mutant none",
-		"\nschedules:   500 (incomplete: --max-runs 500 reached; 500 of them kbuild's, 0 need the no-alias model)\n",
+		"\nschedules:   500 (incomplete: --max-runs 500 reached): 500 under kbuild, 500 under no-alias\n",
 		"\nviolations:  0 under kbuild, 0 under no-alias\n",
 		"\nknown:       finding ",
 		" violates under kbuild\n",
@@ -650,7 +650,7 @@ func TestExploreModels(t *testing.T) {
 			name: "no-alias only", reason: "every failing run reorders stores kbuild keeps in order, so the whole space is explored and kbuild's model shows none",
 			args: []string{"explore", "--mutant", "M-push-barrier1", "-C", "1"}, code: exitViolation,
 			verdict: harness.VerdictNoAlias, models: []model{{"kbuild", 489, 0}, {"no-alias", 519, 3}},
-			text: []string{"\nschedules:   519 (complete; 489 of them kbuild's, 30 need the no-alias model)\n",
+			text: []string{"\nschedules:   519 (complete): 489 under kbuild, 519 under no-alias\n",
 				"\nviolations:  0 under kbuild, 3 under no-alias\nverdict:     only if the compiler can prove no alias\n",
 				"[only if the compiler can prove no alias]"},
 		},
