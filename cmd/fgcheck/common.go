@@ -1013,6 +1013,15 @@ func (o *outcome) writeText(w io.Writer) {
 	default:
 		fmt.Fprintf(w, "violations:  %d under kbuild, %d under no-alias\n", o.sum.Kbuild.Violations, o.sum.Violations)
 		if v := harness.Verdict(false, o.sum.Violations, o.sum.Kbuild.Violations); v != "" {
+			// Kbuild's verdict is settled by a failing kbuild schedule, or
+			// by the whole space without one.
+			switch {
+			case v != harness.VerdictNoAlias:
+			case o.cmd == "random":
+				v += " (in this sample: a sample cannot show that kbuild's model has none)"
+			case !o.sum.Complete:
+				v += " (so far: the space was not explored in full)"
+			}
 			fmt.Fprintf(w, "verdict:     %s\n", v)
 		}
 	}
