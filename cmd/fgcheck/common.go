@@ -161,7 +161,7 @@ func (s *scenarioFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.mutant, "mutant", "", "switch on the catalogue mutant `NAME` (fgraph.Catalogue; fgcheck mutants lists them)")
 	fs.StringVar(&s.fixes, "fix", "", "comma-separated fix `list`: "+strings.Join(harness.FixNames(), ", "))
 	fs.StringVar(&s.bound, "bound", "", "bound `overrides`, e.g. K=2,D=2,R=1,E=1,C=2 (keys not named keep the scenario's value; C=0: no cap)")
-	fs.BoolVar(&s.alias, "alias", false, "model GCC's -fno-strict-aliasing knowledge (stores through ret_stack keep their order against task fields)")
+	fs.BoolVar(&s.alias, "alias", false, "explore kbuild's compiler model alone (GCC and Clang with -fno-strict-aliasing: stores through ret_stack keep their order against task fields); without it every schedule is judged under kbuild's model and the no-alias model")
 	fs.BoolVar(&s.storesOnly, "stores-only", false, "deliver interrupts only at store commits")
 	fs.StringVar(&s.kernel, "kernel", os.Getenv("FGCHECK_KERNEL"), "kernel source tree `DIR`: build and run its own kernel/trace/fgraph.c instead of the port (default $FGCHECK_KERNEL; variant v6.12 unless --variant says otherwise; needs gcc and cgo)")
 	for i, k := range boundKeys {
