@@ -13,9 +13,13 @@ import (
 //   - two stores to the same address keep program order;
 //   - ONCE (and atomic) stores keep program order among themselves; plain
 //     stores may move across them;
-//   - with alias analysis off (the default) plain stores to different
-//     addresses may swap; with Scenario.Alias a store to a ret_stack word
-//     keeps its order against other word stores and task-field stores;
+//   - in the no-alias model (the default) plain stores to different
+//     addresses may swap; in kbuild's model (Scenario.Alias, GCC and Clang
+//     with -fno-strict-aliasing) a store to a ret_stack word keeps its
+//     order against other word stores and task-field stores. The default
+//     exploration judges both at once: a run that chose an order only the
+//     no-alias model allows is marked (runner.aliasDep, noteAlias), and
+//     the unmarked runs are exactly the runs of kbuild's model;
 //   - a plain store overwritten later in the region may be dropped;
 //   - stores of one site (one statement, a loop's iterations) keep program
 //     order among themselves.
@@ -23,9 +27,15 @@ import (
 // store's site), so a run picks the order at the region's first instance
 // and applies it to every later instance.
 
-// mustPrecede reports whether the store at i must commit before the one at j
-// (i < j in program order).
+// mustPrecede reports whether the store a must commit before b (a before b
+// in program order) in the scenario's own model: the no-alias model, or
+// kbuild's with Scenario.Alias.
 func (r *runner) mustPrecede(a, b pending) bool {
+	return r.precedes(a, b, r.sc.Alias)
+}
+
+// precedes is mustPrecede in kbuild's model (alias) or the no-alias one.
+func (r *runner) precedes(a, b pending, alias bool) bool {
 	if a.addr == b.addr {
 		return true
 	}
@@ -40,17 +50,12 @@ func (r *runner) mustPrecede(a, b pending) bool {
 	if a.kind != fgraph.Plain && b.kind != fgraph.Plain {
 		return true
 	}
-	if r.sc.Alias {
-		wa, ta := r.classify(a.addr)
-		wb, tb := r.classify(b.addr)
-		if (wa && (wb || tb)) || (wb && ta) {
-			return true
-		}
-	}
-	return false
+	return alias && r.aliasKeeps(a, b)
 }
 
-// aliasKeeps reports whether alias analysis would keep a before b.
+// aliasKeeps reports whether alias analysis (-fno-strict-aliasing) keeps a
+// before b: a store through the ret_stack pointer may alias any task field
+// and any other word.
 func (r *runner) aliasKeeps(a, b pending) bool {
 	wa, ta := r.classify(a.addr)
 	wb, tb := r.classify(b.addr)
@@ -142,7 +147,11 @@ func (r *runner) regionOrder(c *ctx, buf []pending) (order, drop []int) {
 		if sites == nil && r.drops[region] == nil {
 			return r.identity(n), nil // program order, the common case
 		}
-		return r.applyOrder(buf, sites, r.drops[region])
+		// A later instance: while every order the run chose is one
+		// kbuild's compiler may emit, the ranking is applied under kbuild's
+		// constraints too, so that the run is exactly the run of the
+		// alias-aware model (explore --alias) with the same choices.
+		return r.applyOrder(buf, sites, r.drops[region], r.sc.Alias || !r.aliasDep)
 	}
 	if n < 2 {
 		return r.identity(1), nil
@@ -153,8 +162,8 @@ func (r *runner) regionOrder(c *ctx, buf []pending) (order, drop []int) {
 			r.orders[region], r.drops[region] = o.Sites, o.Drop
 			r.rUsed++
 			r.sched.Orders = append(r.sched.Orders, *o)
-			r.noteAlias(buf, o.Sites, o.Drop)
-			order, drop := r.applyOrder(buf, o.Sites, o.Drop)
+			order, drop := r.applyOrder(buf, o.Sites, o.Drop, r.sc.Alias)
+			r.noteAlias(buf, order)
 			if r.tr != nil {
 				if e := r.tracef(c, TraceOrder, "%s order %s = %s", c.name, region, orderLabel(buf, Option{Order: order, Drop: drop})); e != nil {
 					e.Site = region.String()
@@ -190,7 +199,7 @@ func (r *runner) regionOrder(c *ctx, buf []pending) (order, drop []int) {
 	if i != 0 {
 		r.rUsed++
 		r.sched.Orders = append(r.sched.Orders, Order{Region: region, Sites: sites, Drop: dsites})
-		r.noteAlias(buf, sites, dsites)
+		r.noteAlias(buf, o.Order)
 		if r.tr != nil {
 			if e := r.tracef(c, TraceOrder, "%s order %s = %s", c.name, region, orderLabel(buf, o)); e != nil {
 				e.Site = region.String()
@@ -282,9 +291,10 @@ func sitesOf(buf []pending, idx []int) []fgraph.Site {
 }
 
 // applyOrder orders a dynamic instance by a recorded site order: a
-// topological sort of the constraints, lowest recorded rank first, then
-// program order. Stores of dropped sites are dropped only where dead.
-func (r *runner) applyOrder(buf []pending, sites, drops []fgraph.Site) (order, drop []int) {
+// topological sort of the constraints (kbuild's with alias, else the
+// no-alias model's), lowest recorded rank first, then program order. Stores
+// of dropped sites are dropped only where dead.
+func (r *runner) applyOrder(buf []pending, sites, drops []fgraph.Site, alias bool) (order, drop []int) {
 	n := len(buf)
 	d := dead(buf)
 	rank := func(s fgraph.Site) int {
@@ -317,7 +327,7 @@ func (r *runner) applyOrder(buf []pending, sites, drops []fgraph.Site) (order, d
 			}
 			ok := true
 			for i := 0; i < j; i++ {
-				if !done[i] && keep[i] && r.mustPrecede(buf[i], buf[j]) {
+				if !done[i] && keep[i] && r.precedes(buf[i], buf[j], alias) {
 					ok = false
 					break
 				}
@@ -335,24 +345,23 @@ func (r *runner) applyOrder(buf []pending, sites, drops []fgraph.Site) (order, d
 	return order, drop
 }
 
-// noteAlias records whether a chosen order is one alias analysis forbids.
-func (r *runner) noteAlias(buf []pending, sites, drops []fgraph.Site) {
-	if r.sc.Alias {
+// noteAlias records (r.aliasDep, sticky for the rest of the run) whether
+// the commit order chosen at a region's first instance is one kbuild's
+// compiler cannot emit: a pair of stores that alias analysis keeps in
+// program order (aliasKeeps) commits the other way round. Dropped stores
+// do not commit and constrain nothing. Later instances of a region chosen
+// while the run was kbuild-legal apply its ranking under kbuild's
+// constraints (regionOrder), so they never set it: a run with aliasDep
+// false is a run of the alias-aware model.
+func (r *runner) noteAlias(buf []pending, order []int) {
+	if r.sc.Alias || r.aliasDep {
 		return
 	}
-	pos := func(s fgraph.Site) int {
-		for i, x := range sites {
-			if x == s {
-				return i
-			}
-		}
-		return -1
-	}
-	for i := range buf {
-		for j := i + 1; j < len(buf); j++ {
-			pi, pj := pos(buf[i].site), pos(buf[j].site)
-			if pi > pj && pj >= 0 && r.aliasKeeps(buf[i], buf[j]) {
+	for p := range order {
+		for q := p + 1; q < len(order); q++ {
+			if order[p] > order[q] && r.aliasKeeps(buf[order[q]], buf[order[p]]) {
 				r.aliasDep = true
+				return
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package harness
 import (
 	"math"
 	"slices"
+	"unsafe"
 )
 
 // The explorer's visited-state cache (ExploreOptions.Cache).
@@ -30,13 +31,20 @@ import (
 type totals struct {
 	runs, points, viol int64
 	known              [maxKnown]int64
+	// The same counts for the runs of kbuild's compiler model
+	// (Result.Kbuild).
+	runsK, violK int64
+	knownK       [maxKnown]int64
 }
 
 // cacheEntry is a stored subtree: its schedules, their choice points (less
-// the prefix's, per schedule: rel), failing schedules and known-finding
-// counts (an offset into the table's slab, -1 when all zero).
+// the prefix's, per schedule: rel), failing schedules, the same two counts
+// for kbuild's model, and known-finding counts (an offset into the table's
+// slab, -1 when all zero: the counts of the variant's findings, then their
+// kbuild counts).
 type cacheEntry struct {
 	runs, rel, viol int64
+	runsK, violK    int64
 	known           int32
 }
 
@@ -73,7 +81,7 @@ type stateCache struct {
 	keys   []stateKey
 	vals   []cacheEntry
 	n, max int
-	slab   []uint32 // known-finding counts of the entries that have some
+	slab   []uint32 // known-finding counts (all, then kbuild's) of the entries that have some
 	exact  map[string]cacheEntry
 	stats  CacheStats
 	nKnown int
@@ -140,16 +148,20 @@ func (c *stateCache) get(k stateKey, ks string) (cacheEntry, bool) {
 }
 
 func (c *stateCache) put(k stateKey, ks string, t *totals, p0 int64) {
-	e := cacheEntry{runs: t.runs, rel: t.points - t.runs*p0, viol: t.viol, known: -1}
+	e := cacheEntry{runs: t.runs, rel: t.points - t.runs*p0, viol: t.viol, runsK: t.runsK, violK: t.violK, known: -1}
 	for i := 0; i < c.nKnown; i++ {
+		// (a kbuild count is at most its finding's: one non-zero test)
 		if t.known[i] != 0 {
-			if t.runs > math.MaxUint32 || len(c.slab)+len(c.kslot) > math.MaxInt32 {
+			if t.runs > math.MaxUint32 || len(c.slab)+2*len(c.kslot) > math.MaxInt32 {
 				c.stats.Full++ // a count the slab cannot hold: not stored
 				return
 			}
 			e.known = int32(len(c.slab))
 			for _, j := range c.kslot {
 				c.slab = append(c.slab, uint32(t.known[j]))
+			}
+			for _, j := range c.kslot {
+				c.slab = append(c.slab, uint32(t.knownK[j]))
 			}
 			break
 		}
@@ -192,7 +204,7 @@ func (c *stateCache) grow() {
 }
 
 func (c *stateCache) bytes() int64 {
-	b := int64(len(c.keys))*16 + int64(len(c.vals))*32 + int64(cap(c.slab))*4
+	b := int64(len(c.keys))*16 + int64(len(c.vals))*int64(unsafe.Sizeof(cacheEntry{})) + int64(cap(c.slab))*4
 	if c.exact != nil {
 		b += c.stats.Bytes
 	}
@@ -205,9 +217,15 @@ func (c *stateCache) add(t *totals, e cacheEntry, p0 int64) {
 	t.runs += e.runs
 	t.points += e.rel + e.runs*p0
 	t.viol += e.viol
+	t.runsK += e.runsK
+	t.violK += e.violK
 	if e.known >= 0 {
-		for i, n := range c.slab[e.known : int(e.known)+len(c.kslot)] {
-			t.known[c.kslot[i]] += int64(n)
+		n := len(c.kslot)
+		for i, x := range c.slab[e.known : int(e.known)+n] {
+			t.known[c.kslot[i]] += int64(x)
+		}
+		for i, x := range c.slab[int(e.known)+n : int(e.known)+2*n] {
+			t.knownK[c.kslot[i]] += int64(x)
 		}
 	}
 }
@@ -283,18 +301,21 @@ func (d *dfs) leave(i int) {
 	t.runs -= kd.t0.runs
 	t.points -= kd.t0.points
 	t.viol -= kd.t0.viol
+	t.runsK -= kd.t0.runsK
+	t.violK -= kd.t0.violK
 	for j := range t.known {
 		t.known[j] -= kd.t0.known[j]
+		t.knownK[j] -= kd.t0.knownK[j]
 	}
 	if cs.verify != nil {
-		got := cacheEntry{runs: t.runs, rel: t.points - t.runs*kd.p0, viol: t.viol}
+		got := cacheEntry{runs: t.runs, rel: t.points - t.runs*kd.p0, viol: t.viol, runsK: t.runsK, violK: t.violK}
 		want := kd.want
 		var wt totals
 		if kd.verify {
 			cs.c.add(&wt, want, 0)
 		}
 		want.known, got.known = 0, 0
-		if kd.verify && (got != want || wt.known != t.known) {
+		if kd.verify && (got != want || wt.known != t.known || wt.knownK != t.knownK) {
 			cs.verify(cs.firsts[kd.k], kd.sched, want, got, slices.Equal(cs.encs[kd.k], kd.enc))
 		}
 		if !kd.verify {
@@ -322,6 +343,15 @@ func (cs *cacheState) countRun(res *Result) {
 	}
 	for _, k := range res.Known {
 		cs.tot.known[knownIndex[k.Known]]++
+	}
+	if res.Kbuild() {
+		cs.tot.runsK++
+		if res.Failed() {
+			cs.tot.violK++
+		}
+		for _, k := range res.Known {
+			cs.tot.knownK[knownIndex[k.Known]]++
+		}
 	}
 }
 

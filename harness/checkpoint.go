@@ -19,7 +19,7 @@ import (
 
 // CheckpointFormat is the format the header line names; a file of another
 // (older) format is refused.
-const CheckpointFormat = "fgcheck-checkpoint v2"
+const CheckpointFormat = "fgcheck-checkpoint v3"
 
 // MaxCheckpointBytes caps a checkpoint file: the state of 4,096 pieces with
 // paths of 1,000 choice points is under 40 MB.
@@ -80,6 +80,9 @@ func ParseCheckpointFile(data []byte) (*CheckpointFile, error) {
 	format, sumText, ok := bytes.Cut(head, []byte(" sha256="))
 	if !ok || !bytes.HasPrefix(format, []byte("fgcheck-checkpoint ")) {
 		return nil, fmt.Errorf("not a checkpoint file (header %q)", quoteShort(head))
+	}
+	if string(format) == "fgcheck-checkpoint v2" {
+		return nil, fmt.Errorf("format fgcheck-checkpoint v2, written by an older fgcheck without the per-model counts; want %s: remove the file to start again", CheckpointFormat)
 	}
 	if string(format) != CheckpointFormat {
 		return nil, fmt.Errorf("format %q, want %q", quoteShort(format), CheckpointFormat)
@@ -175,6 +178,23 @@ func (p *PieceState) checkCounts() error {
 		}
 		if n < 0 || n > p.Runs {
 			return fmt.Errorf("known finding %s in %d of %d schedules", name, n, p.Runs)
+		}
+	}
+	switch {
+	case p.KbuildRuns < 0 || p.KbuildRuns > p.Runs:
+		return fmt.Errorf("%d schedules of kbuild's model in %d", p.KbuildRuns, p.Runs)
+	case p.KbuildViolations < 0 || p.KbuildViolations > p.KbuildRuns || p.KbuildViolations > p.Violations:
+		return fmt.Errorf("%d violations under kbuild's model in %d of its schedules (%d in all)", p.KbuildViolations, p.KbuildRuns, p.Violations)
+	}
+	kn := make([]string, 0, len(p.KbuildKnown))
+	for name := range p.KbuildKnown {
+		kn = append(kn, name)
+	}
+	sort.Strings(kn) // the first bad one, whatever the map order
+	for _, name := range kn {
+		n := p.KbuildKnown[name]
+		if !knownName(name) || n < 0 || n > p.KbuildRuns || n > p.Known[name] {
+			return fmt.Errorf("known finding %q in %d of kbuild's %d schedules (%d in all)", quoteShort([]byte(name)), n, p.KbuildRuns, p.Known[name])
 		}
 	}
 	for s := range p.Coverage.Hits {

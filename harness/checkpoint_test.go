@@ -109,6 +109,13 @@ func TestCheckpointHandEdits(t *testing.T) {
 		{"finding above schedules", "known finding F1-bit0 in", func(c *Checkpoint) {
 			c.Pieces[prog].Known = map[string]int64{"F1-bit0": c.Pieces[prog].Runs + 1}
 		}},
+		{"kbuild schedules above all", "schedules of kbuild's model in", func(c *Checkpoint) { c.Pieces[prog].KbuildRuns = c.Pieces[prog].Runs + 1 }},
+		{"kbuild violations above all", "violations under kbuild's model", func(c *Checkpoint) {
+			c.Pieces[prog].KbuildViolations = c.Pieces[prog].Violations + 1
+		}},
+		{"kbuild finding above all", `known finding "F1-bit0" in`, func(c *Checkpoint) {
+			c.Pieces[prog].KbuildKnown = map[string]int64{"F1-bit0": c.Pieces[prog].Known["F1-bit0"] + 1}
+		}},
 		{"early done", "done with a path", func(c *Checkpoint) { c.Pieces[prog].Done = true }},
 		{"not started with schedules", "not started", func(c *Checkpoint) { c.Pieces[prog].Started = false }},
 		{"impossible option", "choice 9 of", func(c *Checkpoint) { c.Pieces[prog].Path[1][0] = 9 }},
@@ -164,7 +171,7 @@ func TestCheckpointFileRefusals(t *testing.T) {
 		{"empty", "no header line", nil},
 		{"junk", "not a checkpoint file", []byte("hello\nworld")},
 		{"v1", "fgcheck-checkpoint v1, written by an older fgcheck", append(v1, '\n')},
-		{"other version", `format "fgcheck-checkpoint v9"`, append([]byte(strings.Replace(string(head), "v2", "v9", 1)+"\n"), body...)},
+		{"other version", `format "fgcheck-checkpoint v9"`, append([]byte(strings.Replace(string(head), "v3", "v9", 1)+"\n"), body...)},
 		{"bad checksum text", "bad checksum", append([]byte(CheckpointFormat+" sha256=xyz\n"), body...)},
 		{"damaged body", "checksum mismatch", append(append(bytes.Clone(head), '\n'), bytes.Replace(body, []byte(`"Runs":`), []byte(`"Runs":1`), 1)...)},
 		{"too large", "larger than any checkpoint", make([]byte, MaxCheckpointBytes+1)},

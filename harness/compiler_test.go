@@ -265,3 +265,125 @@ func TestRereadWhereTheCompilerMay(t *testing.T) {
 		t.Errorf("re-read of a READ_ONCE = %d, want the value it gave (%d)", got, first)
 	}
 }
+
+// tinyRuns is tinyOutcomes with each run's commit sequence marked "kbuild"
+// when the run is one of kbuild's model (Result.Kbuild: no order chosen
+// that only the no-alias model allows), else "no-alias".
+func tinyRuns(t *testing.T, alias bool, prog func(r *runner)) []string {
+	t.Helper()
+	sc := &Scenario{Name: "tiny", Variant: fgraph.Latest, StackWords: 64, Tasks: [][]Op{{}},
+		Bound: Bound{R: 4}, Alias: alias}
+	r, err := newRunner(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	d := &dfs{zero: true}
+	for {
+		r.reset()
+		r.ch, r.opt, r.res = d, RunOptions{NoOracles: true}, &Result{}
+		r.tr = &tracer{}
+		r.m.SetHooks(r)
+		r.ctxs = append(r.ctxs[:0], r.taskCt[0])
+		prog(r)
+		var commits []string
+		for _, l := range TraceText(r.tr.events) {
+			if i := strings.Index(l, "commit "); i >= 0 {
+				commits = append(commits, strings.Fields(l[i:])[1])
+			}
+		}
+		model := "kbuild"
+		if r.aliasDep {
+			model = "no-alias"
+		}
+		seen[model+": "+strings.Join(commits, " ")] = true
+		if !d.next() {
+			break
+		}
+	}
+	var out []string
+	for k := range seen {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestKbuildRunsAreAliasRuns: the runs the no-alias model marks as
+// kbuild's are exactly the runs of the alias-aware model, also where a
+// region's later instance has a shape its first did not (the ranking is
+// then applied under kbuild's constraints while the run is kbuild-legal).
+// Each case lists the runs of the no-alias model, marked, and the alias
+// model's must be its "kbuild" ones.
+func TestKbuildRunsAreAliasRuns(t *testing.T) {
+	w := func(r *runner, i int) fgraph.Addr { return r.m.WordAddr(0, i) }
+	curr := func(r *runner) fgraph.Addr { return r.m.TaskBase(0) + fgraph.TaskCurr }
+	depth := func(r *runner) fgraph.Addr { return r.m.TaskBase(0) + fgraph.TaskDepth }
+	tests := []struct {
+		name, reason string
+		prog         func(r *runner)
+		want         []string // the no-alias model's runs, marked
+	}{
+		{
+			name:   "word-and-field",
+			reason: "the swap of a word store and a task-field store is the no-alias model's alone",
+			prog: func(r *runner) {
+				r.Store(sA, w(r, 1), 1, fgraph.Plain)
+				r.Store(sB, curr(r), 2, fgraph.Plain)
+				r.Fence(fgraph.SiteNone, fgraph.Barrier)
+			},
+			want: []string{"kbuild: push.w1 push.w2", "no-alias: push.w2 push.w1"},
+		},
+		{
+			name: "two-fields",
+			reason: "two task fields may swap under kbuild too (-fno-strict-aliasing says nothing about " +
+				"two distinct fields of one struct)",
+			prog: func(r *runner) {
+				r.Store(sA, curr(r), 1, fgraph.Plain)
+				r.Store(sB, depth(r), 2, fgraph.Plain)
+				r.Fence(fgraph.SiteNone, fgraph.Barrier)
+			},
+			want: []string{"kbuild: push.w1 push.w2", "kbuild: push.w2 push.w1"},
+		},
+		{
+			name: "later-instance-with-a-word",
+			reason: "the first instance swaps two task fields (kbuild-legal); the second has a word store " +
+				"between them, which kbuild keeps after the first field and before the second: applying " +
+				"the ranking under the no-alias constraints would give w2 w1 w4 there, an order kbuild " +
+				"cannot emit, in a run marked kbuild's",
+			prog: func(r *runner) {
+				r.Store(sA, curr(r), 1, fgraph.Plain)
+				r.Store(sB, depth(r), 2, fgraph.Plain)
+				r.Fence(fgraph.SiteNone, fgraph.Barrier)
+				r.Store(sA, curr(r), 3, fgraph.Plain)
+				r.Store(sC, w(r, 1), 4, fgraph.Plain)
+				r.Store(sB, depth(r), 5, fgraph.Plain)
+				r.Fence(fgraph.SiteNone, fgraph.Barrier)
+			},
+			want: []string{
+				"kbuild: push.w1 push.w2 push.w1 push.w4 push.w2",
+				"kbuild: push.w2 push.w1 push.w1 push.w4 push.w2",
+			},
+		},
+	}
+	for _, tc := range tests {
+		if tc.reason == "" {
+			t.Fatalf("%s: no reason", tc.name)
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			got := tinyRuns(t, false, tc.prog)
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("no-alias model's runs %q, want %q\nreason: %s", got, tc.want, tc.reason)
+			}
+			var kb []string
+			for _, g := range got {
+				if strings.HasPrefix(g, "kbuild: ") {
+					kb = append(kb, g)
+				}
+			}
+			if alias := tinyRuns(t, true, tc.prog); fmt.Sprint(alias) != fmt.Sprint(kb) {
+				t.Errorf("the alias-aware model's runs %q, want the no-alias model's kbuild runs %q\nreason: %s", alias, kb, tc.reason)
+			}
+		})
+	}
+}

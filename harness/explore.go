@@ -113,7 +113,10 @@ type ExploreOptions struct {
 	// MaxRuns stops early after that many schedules run by this call, all
 	// workers together (0: no limit).
 	MaxRuns int64
-	// StopAtFirst stops at the first violation.
+	// StopAtFirst stops at the first failing run of kbuild's compiler
+	// model (Result.Kbuild). A violation that needs the no-alias model
+	// does not stop it: the exploration goes on until kbuild's verdict is
+	// known too (a kbuild-legal violation, or the whole space).
 	StopAtFirst bool
 	// OnViolation is called synchronously for every failing run, before
 	// anything else happens (write the schedule to disk there).
@@ -188,6 +191,10 @@ type PieceState struct {
 	Points        int64
 	Known         map[string]int64 `json:",omitempty"`
 	Coverage      Coverage
+	// The counts of the piece's runs of kbuild's model (Summary.Kbuild).
+	KbuildRuns       int64
+	KbuildViolations int64
+	KbuildKnown      map[string]int64 `json:",omitempty"`
 }
 
 // Runs is the number of schedules the checkpoint has counted.
@@ -222,27 +229,40 @@ func (c *Checkpoint) clone() *Checkpoint {
 	out := &Checkpoint{Shard: c.Shard, Shards: c.Shards, Pieces: make([]PieceState, len(c.Pieces))}
 	for i, p := range c.Pieces {
 		p.Path = append([][3]int(nil), p.Path...)
-		if p.Known != nil {
-			k := make(map[string]int64, len(p.Known))
-			for n, v := range p.Known {
-				k[n] = v
-			}
-			p.Known = k
-		}
+		p.Known, p.KbuildKnown = copyCounts(p.Known), copyCounts(p.KbuildKnown)
 		out.Pieces[i] = p
 	}
 	return out
 }
 
-// Summary is the outcome of an exploration.
+func copyCounts(m map[string]int64) map[string]int64 {
+	if m == nil {
+		return nil
+	}
+	k := make(map[string]int64, len(m))
+	for n, v := range m {
+		k[n] = v
+	}
+	return k
+}
+
+// Summary is the outcome of an exploration. Runs, Violations, First and
+// Known are of the scenario's own compiler model: the no-alias model, or
+// kbuild's with Scenario.Alias; Kbuild gives kbuild's verdict of the same
+// exploration.
 type Summary struct {
 	Runs       int64
 	Violations int64
 	First      *Result // the first failing run, if any
 	Known      map[string]int64
-	Coverage   Coverage
-	Points     int64
-	Complete   bool // the whole bounded space was explored
+	// Kbuild counts the runs of kbuild's compiler model among them
+	// (Result.Kbuild): exactly what the exploration of the same scenario
+	// with Alias set counts (for a scenario with Alias set, or a compiled
+	// target, the same as the whole).
+	Kbuild   ModelSummary
+	Coverage Coverage
+	Points   int64
+	Complete bool // the whole bounded space was explored
 	// Cache is what the state cache did (ExploreOptions.Cache); Executed
 	// counts the runs actually executed (with the cache, pruned runs
 	// included; without, Runs).
@@ -251,7 +271,68 @@ type Summary struct {
 	Executed int64
 }
 
+// ModelSummary is an exploration's counts under one compiler model.
+type ModelSummary struct {
+	Runs       int64
+	Violations int64
+	First      *Result // the first failing run of the model, if any
+	Known      map[string]int64
+}
+
+func (m *ModelSummary) add(o *ModelSummary) {
+	m.Runs += o.Runs
+	m.Violations += o.Violations
+	if m.First == nil {
+		m.First = o.First
+	}
+	addCounts(&m.Known, o.Known)
+}
+
+func addCounts(dst *map[string]int64, src map[string]int64) {
+	for k, v := range src {
+		inc(dst, k, v)
+	}
+}
+
+// inc adds n to (*m)[k], making the map if needed.
+func inc(m *map[string]int64, k string, n int64) {
+	if *m == nil {
+		*m = map[string]int64{}
+	}
+	(*m)[k] += n
+}
+
+// count adds one counted run.
+func (s *Summary) count(res *Result) {
+	s.Runs++
+	s.Points += int64(res.Points)
+	for _, k := range res.Known {
+		inc(&s.Known, k.Known, 1)
+	}
+	if res.Failed() {
+		s.Violations++
+		if s.First == nil {
+			s.First = res
+		}
+	}
+	if !res.Kbuild() {
+		return
+	}
+	m := &s.Kbuild
+	m.Runs++
+	for _, k := range res.Known {
+		inc(&m.Known, k.Known, 1)
+	}
+	if res.Failed() {
+		m.Violations++
+		if m.First == nil {
+			m.First = res
+		}
+	}
+}
+
 func (s *Summary) add(o *Summary) {
+	s.Kbuild.add(&o.Kbuild)
 	s.Runs += o.Runs
 	s.Violations += o.Violations
 	s.Points += o.Points
@@ -430,12 +511,8 @@ func (e *explorer) resumed(i int) *Summary {
 	}
 	p := e.opt.Resume.Pieces[i]
 	s.Runs, s.Violations, s.Points, s.Coverage, s.Complete = p.Runs, p.Violations, p.Points, p.Coverage, p.Done
-	for k, v := range p.Known {
-		if s.Known == nil {
-			s.Known = map[string]int64{}
-		}
-		s.Known[k] = v
-	}
+	s.Known = copyCounts(p.Known)
+	s.Kbuild = ModelSummary{Runs: p.KbuildRuns, Violations: p.KbuildViolations, Known: copyCounts(p.KbuildKnown)}
 	return s
 }
 
@@ -470,18 +547,13 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 		if e.cp == nil {
 			return
 		}
-		p := PieceState{Started: true, Done: done, Runs: s.Runs, Violations: s.Violations, Points: s.Points, Coverage: s.Coverage}
+		p := PieceState{Started: true, Done: done, Runs: s.Runs, Violations: s.Violations, Points: s.Points, Coverage: s.Coverage,
+			Known: copyCounts(s.Known), KbuildRuns: s.Kbuild.Runs, KbuildViolations: s.Kbuild.Violations, KbuildKnown: copyCounts(s.Kbuild.Known)}
 		for _, st := range d.path {
 			p.Path = append(p.Path, [3]int{st.c, st.n, st.lim})
 		}
 		if done {
 			p.Path = nil
-		}
-		for k, v := range s.Known {
-			if p.Known == nil {
-				p.Known = map[string]int64{}
-			}
-			p.Known[k] = v
 		}
 		e.mu.Lock()
 		e.cp.Pieces[i] = p
@@ -545,16 +617,21 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 			cs.tot.runs += t.runs
 			cs.tot.points += t.points
 			cs.tot.viol += t.viol
+			cs.tot.runsK += t.runsK
+			cs.tot.violK += t.violK
 			s.Runs += t.runs
 			s.Points += t.points
 			s.Violations += t.viol
+			s.Kbuild.Runs += t.runsK
+			s.Kbuild.Violations += t.violK
 			for j := 0; j < cs.c.nKnown; j++ {
 				cs.tot.known[j] += t.known[j]
+				cs.tot.knownK[j] += t.knownK[j]
 				if t.known[j] != 0 {
-					if s.Known == nil {
-						s.Known = map[string]int64{}
-					}
-					s.Known[KnownFindings[j].Name] += t.known[j]
+					inc(&s.Known, KnownFindings[j].Name, t.known[j])
+				}
+				if t.knownK[j] != 0 {
+					inc(&s.Kbuild.Known, KnownFindings[j].Name, t.knownK[j])
 				}
 			}
 			e.count(t.runs, t.viol)
@@ -563,30 +640,19 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 			d.cache.countRun(res)
 		}
 		if counted {
-			s.Runs++
+			s.count(res)
 			e.count(1, 0)
-			s.Points += int64(res.Points)
-			for _, k := range res.Known {
-				if s.Known == nil {
-					s.Known = map[string]int64{}
-				}
-				s.Known[k.Known]++
-			}
 			if res.Failed() {
-				s.Violations++
 				e.count(0, 1)
 				res.Run = s.Runs
 				e.mu.Lock()
 				if opt.OnViolation != nil {
 					opt.OnViolation(res)
 				}
-				if opt.StopAtFirst {
+				if opt.StopAtFirst && res.Kbuild() {
 					e.stop = true
 				}
 				e.mu.Unlock()
-				if s.First == nil {
-					s.First = res
-				}
 			}
 			if opt.OnRun != nil {
 				e.mu.Lock()
@@ -752,33 +818,23 @@ func Sample(sc *Scenario, seed uint64, n int64, mode string, opt ExploreOptions)
 			if r.halted {
 				break // cut short by Stop: not counted
 			}
-			s.Runs++
 			res.Run = i + 1
+			s.count(res)
 			if pr := opt.Progress; pr != nil {
 				pr.Runs.Add(1)
 				if res.Failed() {
 					pr.Violations.Add(1)
 				}
 			}
-			for _, k := range res.Known {
-				if s.Known == nil {
-					s.Known = map[string]int64{}
-				}
-				s.Known[k.Known]++
-			}
 			if res.Failed() {
-				s.Violations++
 				mu.Lock()
 				if opt.OnViolation != nil {
 					opt.OnViolation(res)
 				}
-				if opt.StopAtFirst {
+				if opt.StopAtFirst && res.Kbuild() {
 					stop = true
 				}
 				mu.Unlock()
-				if s.First == nil {
-					s.First = res
-				}
 			}
 			if opt.StopAtFirst {
 				mu.Lock()

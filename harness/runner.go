@@ -282,7 +282,7 @@ func (v Violation) String() string {
 		s += " [strict: known finding " + v.Strict + "]"
 	}
 	if v.AliasDependent {
-		s += " [depends on alias analysis]"
+		s += " [only if the compiler can prove no alias]"
 	}
 	if v.Reader != "" {
 		s += " [reader: " + v.Reader + "]"
@@ -303,6 +303,12 @@ type Result struct {
 	// Events is the structured trace (RunOptions.Trace).
 	Events []TraceEvent
 	Points int // choice points seen
+	// AliasDependent: the run chose a commit order that only the no-alias
+	// model allows (alias analysis, -fno-strict-aliasing, keeps two of
+	// its stores in program order), so it is not a run of kbuild's
+	// compiler model. The runs without it are exactly the runs of the
+	// alias-aware model (Scenario.Alias) with the same choices.
+	AliasDependent bool
 	// Run numbers the run within its exploration or sample (1-based; for
 	// a sharded exploration, within its shard).
 	Run int64
@@ -310,6 +316,10 @@ type Result struct {
 
 // Failed reports whether the run found a violation.
 func (r *Result) Failed() bool { return len(r.Violations) > 0 }
+
+// Kbuild reports whether the run is one of kbuild's compiler model (it
+// chose no order that needs the no-alias model).
+func (r *Result) Kbuild() bool { return !r.AliasDependent }
 
 // Run executes sc once under ch.
 func Run(sc *Scenario, ch Chooser, opt RunOptions) (*Result, error) {
@@ -409,6 +419,7 @@ func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 	m.SetHooks(nil)
 	r.res.Schedule = r.sched
 	r.res.Points = r.points
+	r.res.AliasDependent = r.aliasDep
 	if r.tr != nil {
 		r.res.Events = r.tr.all()
 		r.res.Trace = TraceText(r.res.Events)

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"flag"
+	"fmt"
 	"sort"
 	"testing"
 
@@ -58,6 +59,20 @@ func TestStd(t *testing.T) {
 			if miss := s.Coverage.Missing(sc); len(miss) > 0 {
 				t.Errorf("std never interrupted %v", miss)
 			}
+			// kbuild's verdict of the same exploration is the alias-aware
+			// exploration's (TestKbuildIsTheAliasExploration has the rest).
+			// That one runs with the state cache, whose counts are the
+			// plain explorer's (TestCacheSound), to keep the test short.
+			asc := Standard(p.v)
+			asc.Alias = true
+			a, err := Explore(asc, ExploreOptions{Cache: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := fmt.Sprint(s.Kbuild.Runs, s.Kbuild.Violations, countsText(s.Kbuild.Known)), fmt.Sprint(a.Runs, a.Violations, countsText(a.Known)); got != want {
+				t.Errorf("kbuild's verdict of std (schedules, violations, known) %s; the alias-aware exploration's %s", got, want)
+			}
+			t.Logf("%v: %d schedules, %d of them kbuild's; kbuild known {%s}", p.v, s.Runs, s.Kbuild.Runs, countsText(s.Kbuild.Known))
 		})
 	}
 }

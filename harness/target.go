@@ -17,22 +17,90 @@ type Target interface {
 
 // Models of what the compiler may do, for reports.
 const (
-	// ModelPort is the port under the store-buffer model: any order the
-	// compiler may legally choose within a region (docs/compiler-model.md).
-	ModelPort = "port: any legal compiler order within a region"
+	// ModelPort is the port under the store-buffer model with both
+	// compiler models judged on every schedule (ModelKbuild, ModelNoAlias).
+	ModelPort = "port: two compiler models judged on every schedule: kbuild (alias-aware, -fno-strict-aliasing) and no-alias"
+	// ModelPortAlias is the port explored under kbuild's model alone
+	// (Scenario.Alias, explore --alias).
+	ModelPortAlias = "port: kbuild's model only (--alias: alias-aware, -fno-strict-aliasing)"
 	// ModelCompiled is the compiled C: the order this compiler chose.
 	ModelCompiled = "compiled: the order GCC chose for this tree"
 )
 
-// Model says which compiler model a run of sc judges.
+// The compiler models a verdict is given under (Scenario.Models).
+const (
+	// ModelKbuild is kbuild's model: what GCC and Clang can do to the
+	// kernel as it is built (-fno-strict-aliasing): a store through the
+	// ret_stack pointer keeps its order against other such stores and
+	// against stores to task fields.
+	ModelKbuild = "kbuild"
+	// ModelNoAlias is the no-alias model: what any compiler that could
+	// prove the stores distinct may do (plain stores to different
+	// addresses may swap). Its runs include kbuild's.
+	ModelNoAlias = "no-alias"
+	// ModelC is the compiled code's one model: the order its compiler chose.
+	ModelC = "compiled"
+)
+
+// Verdict labels, per finding and per mutant.
+const (
+	// VerdictKbuild: some run of kbuild's model shows it.
+	VerdictKbuild = "violates under kbuild"
+	// VerdictNoAlias: only runs that need the no-alias model show it.
+	VerdictNoAlias = "only if the compiler can prove no alias"
+	// VerdictCompiled: the compiled code shows it.
+	VerdictCompiled = "on the compiled code"
+)
+
+// Model says which compiler models an exploration of sc judges, for the
+// summary line.
 func (s *Scenario) Model() string {
 	if s.Target != nil {
 		return ModelCompiled
 	}
 	if s.Alias {
-		return ModelPort + " (alias-aware)"
+		return ModelPortAlias
 	}
 	return ModelPort
+}
+
+// Models lists the compiler models an exploration of sc gives a verdict
+// under, in report order: kbuild then no-alias for the port, kbuild alone
+// with Scenario.Alias, compiled alone for a compiled target.
+func (s *Scenario) Models() []string {
+	switch {
+	case s.Target != nil:
+		return []string{ModelC}
+	case s.Alias:
+		return []string{ModelKbuild}
+	}
+	return []string{ModelKbuild, ModelNoAlias}
+}
+
+// Model returns the exploration's counts under compiler model m (one of
+// sc.Models() for the scenario explored): ModelKbuild's are Kbuild (the
+// whole with Scenario.Alias), the others' the whole.
+func (s *Summary) Model(m string) ModelSummary {
+	if m == ModelKbuild {
+		return s.Kbuild
+	}
+	return ModelSummary{Runs: s.Runs, Violations: s.Violations, First: s.First, Known: s.Known}
+}
+
+// Verdict labels a finding (or a violation) seen in n schedules of all and
+// in k of kbuild's model: VerdictKbuild when k > 0, VerdictNoAlias when only
+// the no-alias model's runs show it, "" when no run does. On a compiled
+// target (compiled set) it is VerdictCompiled when n > 0.
+func Verdict(compiled bool, n, k int64) string {
+	switch {
+	case n == 0:
+		return ""
+	case compiled:
+		return VerdictCompiled
+	case k > 0:
+		return VerdictKbuild
+	}
+	return VerdictNoAlias
 }
 
 // Observer sees a run as it happens: every committed store (in commit

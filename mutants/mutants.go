@@ -51,15 +51,29 @@ type Result struct {
 	Control bool
 	// Reason says why a control must survive.
 	Reason string
-	// Killed: the exploration found a violation beyond the known findings.
+	// Killed: the exploration found a violation beyond the known findings
+	// (under the no-alias model, whose runs include kbuild's).
 	Killed bool
-	// Oracle and Msg describe the first violation (empty if survived).
+	// KilledKbuild: a run of kbuild's compiler model (alias-aware,
+	// -fno-strict-aliasing) failed. Killed && !KilledKbuild is a kill
+	// "only if the compiler can prove no alias" (Verdict).
+	KilledKbuild bool
+	// Oracle and Msg describe the kill: the first failing kbuild run's
+	// first violation if there is one, else the first failing run's
+	// (empty if survived).
 	Oracle, Msg string
-	// Seconds and Runs measure the exploration up to the first violation,
-	// or the whole exploration if the mutant survived.
+	// Seconds and Runs measure the exploration up to that kill, or the
+	// whole exploration if the mutant survived.
 	Seconds float64
 	Runs    int64
-	// Complete reports that a survivor's exploration covered the bound.
+	// SearchSeconds and SearchRuns measure the whole search: up to the
+	// first failing kbuild run, or to the end of the bound when there is
+	// none (a kill that needs the no-alias model does not settle kbuild's
+	// verdict).
+	SearchSeconds float64
+	SearchRuns    int64
+	// Complete reports that the exploration covered the bound (a
+	// survivor's, or one killed only under the no-alias model).
 	Complete bool
 	// ScheduleLines is the length (events plus orders) of the minimized
 	// failing schedule.
@@ -93,8 +107,11 @@ type Report struct {
 	Order   Order
 	// Mutants are the results, in catalogue order.
 	Mutants []Result
-	// Killed and Total count non-control mutants only.
+	// Killed and Total count non-control mutants only; KilledKbuild
+	// counts those of Killed killed under kbuild's compiler model (the
+	// rest are killed only if the compiler can prove no alias).
 	Killed, Total int
+	KilledKbuild  int
 	// Seconds is the wall time of the whole run.
 	Seconds float64
 }
@@ -195,6 +212,9 @@ func Run(opt Options) (*Report, error) {
 		if r.Killed {
 			rep.Killed++
 		}
+		if r.KilledKbuild {
+			rep.KilledKbuild++
+		}
 	}
 	rep.Seconds = time.Since(start).Seconds()
 	return rep, nil
@@ -237,25 +257,45 @@ func runOne(mi fgraph.MutantInfo, opt Options) (Result, error) {
 	sc := Scenario(mi, opt.Variant)
 	t0 := time.Now()
 	out, err := explore(sc, opt.Order, true)
-	res.Seconds = time.Since(t0).Seconds()
+	res.SearchSeconds = time.Since(t0).Seconds()
 	if err != nil {
 		return res, fmt.Errorf("mutant %s: %v", mi.Name, err)
 	}
-	res.Runs, res.Complete = out.runs, out.complete
-	if out.first == nil {
+	res.SearchRuns, res.Complete = out.runs, out.complete
+	res.Runs, res.Seconds = res.SearchRuns, res.SearchSeconds
+	kill := out.firstK
+	switch {
+	case kill != nil:
+		res.KilledKbuild = true
+		res.Runs, res.Seconds = out.kRuns, out.kAt.Seconds()
+	case out.first != nil:
+		kill = out.first
+		res.Runs, res.Seconds = out.firstRuns, out.firstAt.Seconds()
+	default:
 		return res, nil
 	}
-	v := out.first.Violations[0]
+	v := kill.Violations[0]
 	res.Killed, res.Oracle, res.Msg = true, v.Oracle, v.Msg
-	res.Found = &harness.File{Scenario: sc, Schedule: out.first.Schedule, Expect: &harness.Expect{Oracle: v.Oracle}}
-	res.ScheduleLines = out.first.Schedule.Len()
+	res.Found = &harness.File{Scenario: sc, Schedule: kill.Schedule, Expect: &harness.Expect{Oracle: v.Oracle}}
+	res.ScheduleLines = kill.Schedule.Len()
 	if opt.NoMinimize {
 		return res, nil
 	}
 	if err := PassesBaselines(res.Found); err != nil {
 		return res, fmt.Errorf("mutant %s: not a kill: %v", mi.Name, err)
 	}
-	keep := func(f *harness.File) bool { return PassesBaselines(f) == nil }
+	keep := func(f *harness.File) bool {
+		if PassesBaselines(f) != nil {
+			return false
+		}
+		if !res.KilledKbuild {
+			return true
+		}
+		// A kill under kbuild stays one: the smaller schedule must fail
+		// in a run of kbuild's model too.
+		r, err := harness.Replay(f, harness.RunOptions{})
+		return err == nil && r.Failed() && r.Kbuild()
+	}
 	small, st, err := harness.Minimize(res.Found, harness.MinimizeOptions{Keep: keep})
 	if err != nil {
 		return res, fmt.Errorf("mutant %s: %v", mi.Name, err)

@@ -42,6 +42,20 @@ func (m *Result) verdict() string {
 	return "SURVIVED"
 }
 
+// Model is the mutant's verdict by compiler model: "killed under kbuild"
+// (a run of kbuild's model, alias-aware as the kernel is built, fails),
+// "killed only if the compiler can prove no alias" (only runs that need
+// the no-alias model fail), or "survives".
+func (m *Result) Model() string {
+	switch {
+	case m.KilledKbuild:
+		return "killed under kbuild"
+	case m.Killed:
+		return "killed only if the compiler can prove no alias"
+	}
+	return "survives"
+}
+
 func yesNo(b bool) string {
 	if b {
 		return "yes"
@@ -69,7 +83,7 @@ func (r *Report) Table() string {
 	var b strings.Builder
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	cCol := r.hasC()
-	head := "MUTANT\tKILLED\tORACLE\tTIME\tRUNS\tLINES\tVERDICT"
+	head := "MUTANT\tKILLED\tCOMPILER MODEL\tORACLE\tTIME\tRUNS\tLINES\tVERDICT"
 	if cCol {
 		head += "\tON THE TREE (C)"
 	}
@@ -79,18 +93,23 @@ func (r *Report) Table() string {
 		if !m.Killed {
 			oracle, lines = "-", "-"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\t%s", m.Name, yesNo(m.Killed), oracle, millis(m.Seconds), m.Runs, lines, m.verdict())
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s", m.Name, yesNo(m.Killed), m.Model(), oracle, millis(m.Seconds), m.Runs, lines, m.verdict())
 		if cCol {
 			fmt.Fprintf(w, "\t%s", m.cText())
 		}
 		fmt.Fprintf(w, "\t%s\n", m.Origin)
 	}
 	w.Flush()
-	fmt.Fprintf(&b, "\nkilled %d of %d mutants (controls not counted) on %s, order %s; %s\n", r.Killed, r.Total, r.Variant, r.Order, r.killStats())
+	fmt.Fprintf(&b, "\nkilled %d of %d mutants (controls not counted) on %s, order %s: %s; %s\n", r.Killed, r.Total, r.Variant, r.Order, r.byModel(), r.killStats())
 	for _, p := range r.Problems() {
 		fmt.Fprintf(&b, "FAIL: %s\n", p)
 	}
 	return b.String()
+}
+
+// byModel says how many kills each compiler model makes.
+func (r *Report) byModel() string {
+	return fmt.Sprintf("%d under kbuild, %d only if the compiler can prove no alias", r.KilledKbuild, r.Killed-r.KilledKbuild)
 }
 
 // killStats summarizes the time to kill of the killed non-control mutants.
@@ -134,11 +153,11 @@ func (r *Report) Markdown() string {
 	var b strings.Builder
 	cCol := r.hasC()
 	if cCol {
-		b.WriteString("| mutant | origin | killed | oracle | time to kill | runs to kill | minimized lines | on the tree (C) |\n")
-		b.WriteString("|---|---|---|---|---:|---:|---:|---|\n")
+		b.WriteString("| mutant | origin | killed | compiler model | oracle | time to kill | runs to kill | minimized lines | on the tree (C) |\n")
+		b.WriteString("|---|---|---|---|---|---:|---:|---:|---|\n")
 	} else {
-		b.WriteString("| mutant | origin | killed | oracle | time to kill | runs to kill | minimized lines |\n")
-		b.WriteString("|---|---|---|---|---:|---:|---:|\n")
+		b.WriteString("| mutant | origin | killed | compiler model | oracle | time to kill | runs to kill | minimized lines |\n")
+		b.WriteString("|---|---|---|---|---|---:|---:|---:|\n")
 	}
 	for _, m := range r.Mutants {
 		killed := yesNo(m.Killed)
@@ -149,21 +168,22 @@ func (r *Report) Markdown() string {
 		if !m.Killed {
 			oracle, lines = "—", "—"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %s |", m.Name, strings.ReplaceAll(m.Origin, "|", `\|`), killed, oracle, millis(m.Seconds), m.Runs, lines)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %d | %s |", m.Name, strings.ReplaceAll(m.Origin, "|", `\|`), killed, m.Model(), oracle, millis(m.Seconds), m.Runs, lines)
 		if cCol {
 			fmt.Fprintf(&b, " %s |", m.cText())
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "\nKilled %d of %d mutants (controls not counted) on %s, order %s; %s.\n", r.Killed, r.Total, r.Variant, r.Order, r.killStats())
+	fmt.Fprintf(&b, "\nKilled %d of %d mutants (controls not counted) on %s, order %s: %s; %s.\n", r.Killed, r.Total, r.Variant, r.Order, r.byModel(), r.killStats())
 	return b.String()
 }
 
 // jsonReport is the JSON shape of a report.
 type jsonReport struct {
-	Mutants []jsonMutant `json:"mutants"`
-	Killed  int          `json:"killed"`
-	Total   int          `json:"total"`
+	Mutants      []jsonMutant `json:"mutants"`
+	Killed       int          `json:"killed"`
+	KilledKbuild int          `json:"killed_kbuild"`
+	Total        int          `json:"total"`
 }
 
 type jsonMutant struct {
@@ -171,9 +191,12 @@ type jsonMutant struct {
 	Origin        string  `json:"origin"`
 	Control       bool    `json:"control"`
 	Killed        bool    `json:"killed"`
+	KilledKbuild  bool    `json:"killed_kbuild"`
+	Model         string  `json:"model"`
 	Oracle        string  `json:"oracle"`
 	Seconds       float64 `json:"seconds"`
 	Runs          int64   `json:"runs"`
+	SearchRuns    int64   `json:"search_runs"`
 	ScheduleLines int     `json:"schedule_lines"`
 	// C is the verdict on the compiled tree (fgcheck mutants --kernel).
 	C *jsonC `json:"c,omitempty"`
@@ -189,14 +212,16 @@ type jsonC struct {
 
 // MarshalJSON encodes the report as
 //
-//	{"mutants":[{"name","origin","control","killed","oracle","seconds","runs","schedule_lines"}],"killed","total"}
+//	{"mutants":[{"name","origin","control","killed","killed_kbuild","model","oracle","seconds","runs","search_runs","schedule_lines"}],"killed","killed_kbuild","total"}
 //
-// with killed and total counting non-control mutants only; a survivor has
-// oracle "" and schedule_lines 0.
+// with killed, killed_kbuild and total counting non-control mutants only;
+// model is Result.Model ("killed under kbuild", "killed only if the
+// compiler can prove no alias", "survives"); a survivor has oracle "" and
+// schedule_lines 0.
 func (r *Report) MarshalJSON() ([]byte, error) {
-	j := jsonReport{Mutants: make([]jsonMutant, len(r.Mutants)), Killed: r.Killed, Total: r.Total}
+	j := jsonReport{Mutants: make([]jsonMutant, len(r.Mutants)), Killed: r.Killed, KilledKbuild: r.KilledKbuild, Total: r.Total}
 	for i, m := range r.Mutants {
-		j.Mutants[i] = jsonMutant{m.Name, m.Origin, m.Control, m.Killed, m.Oracle, m.Seconds, m.Runs, m.ScheduleLines, nil}
+		j.Mutants[i] = jsonMutant{m.Name, m.Origin, m.Control, m.Killed, m.KilledKbuild, m.Model(), m.Oracle, m.Seconds, m.Runs, m.SearchRuns, m.ScheduleLines, nil}
 		if c := m.C; c != nil {
 			j.Mutants[i].C = &jsonC{c.Killed, c.Oracle, c.Seconds, c.Runs, c.Complete}
 		}
@@ -214,6 +239,7 @@ func story(m Result, opt Options) []string {
 		fmt.Sprintf("found: fgcheck mutants, exhaustive std on %s, order %s: first violation after %d runs (%s)",
 			opt.Variant, opt.Order, m.Runs, millis(m.Seconds)),
 		fmt.Sprintf("minimized: %s -> %s (%d replays)", st.Before, st.After, st.Replays),
+		"compiler model: " + m.Model(),
 	}
 	if m.Control {
 		lines = append(lines, "this is a CONTROL: it must survive ("+m.Reason+")")

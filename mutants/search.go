@@ -3,6 +3,7 @@ package mutants
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/fgcheck/fgcheck/harness"
 )
@@ -56,10 +57,31 @@ type outcome struct {
 	runs     int64
 	first    *harness.Result // the first failing run, nil if none
 	complete bool            // the whole bound was explored
+	// firstK is the first failing run of kbuild's compiler model
+	// (harness.Result.Kbuild), nil if none. With stop set the exploration
+	// stops there, not at first: a violation that needs the no-alias
+	// model leaves kbuild's verdict open, and the exploration goes on
+	// until a kbuild run fails or the bound is exhausted.
+	firstK *harness.Result
+	// firstRuns and kRuns count the runs up to first and firstK, and
+	// firstAt and kAt the time since the exploration began.
+	firstRuns, kRuns int64
+	firstAt, kAt     time.Duration
+}
+
+// hit records a failing run found after runs runs (this one included).
+func (o *outcome) hit(res *harness.Result, runs int64, at time.Duration) {
+	if o.first == nil {
+		o.first, o.firstRuns, o.firstAt = res, runs, at
+	}
+	if o.firstK == nil && res.Kbuild() {
+		o.firstK, o.kRuns, o.kAt = res, runs, at
+	}
 }
 
 // explore runs the exhaustive exploration of sc in the given order,
-// single-threaded, stopping at the first violation if stop is set.
+// single-threaded, stopping at the first failing run of kbuild's model if
+// stop is set.
 func explore(sc *harness.Scenario, order Order, stop bool) (outcome, error) {
 	switch order {
 	case OrderDFS:
@@ -71,26 +93,44 @@ func explore(sc *harness.Scenario, order Order, stop bool) (outcome, error) {
 		}
 		small := *sc
 		small.Bound.C = 1
+		t1 := time.Now()
 		o1, err := exploreDFS(&small, stop)
-		if err != nil || o1.first != nil {
+		if err != nil || stop && o1.firstK != nil {
 			o1.complete = false
 			return o1, err
 		}
+		pass1 := time.Since(t1)
 		o2, err := exploreDFS(sc, stop)
+		// The second pass counts on from the first's runs and time; a
+		// failing run the first pass found stays the first.
+		if o1.first != nil {
+			o2.first, o2.firstRuns, o2.firstAt = o1.first, o1.firstRuns, o1.firstAt
+		} else {
+			o2.firstRuns, o2.firstAt = o2.firstRuns+o1.runs, o2.firstAt+pass1
+		}
+		if o1.firstK != nil {
+			o2.firstK, o2.kRuns, o2.kAt = o1.firstK, o1.kRuns, o1.kAt
+		} else {
+			o2.kRuns, o2.kAt = o2.kRuns+o1.runs, o2.kAt+pass1
+		}
 		o2.runs += o1.runs
 		return o2, err
 	case OrderNear:
-		return exploreNear(sc, harness.RunOptions{}, stop, (*harness.Result).Failed)
+		return exploreNear(sc, harness.RunOptions{}, stop)
 	}
 	return outcome{}, fmt.Errorf("unknown exploration order %d", order)
 }
 
 func exploreDFS(sc *harness.Scenario, stop bool) (outcome, error) {
-	s, err := harness.Explore(sc, harness.ExploreOptions{StopAtFirst: stop, Workers: 1})
+	var out outcome
+	t0 := time.Now()
+	s, err := harness.Explore(sc, harness.ExploreOptions{StopAtFirst: stop, Workers: 1,
+		OnViolation: func(r *harness.Result) { out.hit(r, r.Run, time.Since(t0)) }})
 	if err != nil {
 		return outcome{}, err
 	}
-	return outcome{runs: s.Runs, first: s.First, complete: s.Complete}, nil
+	out.runs, out.complete = s.Runs, s.Complete
+	return out, nil
 }
 
 // node is one schedule of the choice tree: its parent's choices plus one
@@ -131,8 +171,10 @@ func (t *tree) prefix(id int32) {
 // non-default choices); each level is sorted by dist, discovery order
 // breaking ties. A run re-executes its node's choices (stateless, like
 // harness.Explore) and records every later choice point as a child. The
-// first run for which hit is true is the outcome's first.
-func exploreNear(sc *harness.Scenario, ro harness.RunOptions, stop bool, hit func(*harness.Result) bool) (outcome, error) {
+// first failing run is the outcome's first, the first failing run of
+// kbuild's model its firstK (where stop stops it).
+func exploreNear(sc *harness.Scenario, ro harness.RunOptions, stop bool) (outcome, error) {
+	t0 := time.Now()
 	if err := sc.Validate(); err != nil {
 		return outcome{}, err
 	}
@@ -175,9 +217,9 @@ func exploreNear(sc *harness.Scenario, ro harness.RunOptions, stop bool, hit fun
 				return out, bad
 			}
 			out.runs++
-			if out.first == nil && hit(res) {
-				out.first = res
-				if stop {
+			if res.Failed() {
+				out.hit(res, out.runs, time.Since(t0))
+				if stop && out.firstK != nil {
 					return out, nil
 				}
 			}

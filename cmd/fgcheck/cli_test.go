@@ -332,6 +332,9 @@ func TestSIGINTResumeLosesNothing(t *testing.T) {
 	if diff := cmp.Diff(ref.KnownSchedules, got.KnownSchedules); diff != "" {
 		t.Errorf("known-finding counts differ (-uninterrupted +resumed):\n%s", diff)
 	}
+	if diff := cmp.Diff(ref.Models, got.Models); diff != "" || len(got.Models) != 2 {
+		t.Errorf("the counts per compiler model differ (-uninterrupted +resumed):\n%s", diff)
+	}
 	want, gotFiles := dirFiles(t, filepath.Join(refDir, "out")), dirFiles(t, filepath.Join(dir, "out"))
 	if int64(len(want)) != ref.Violations {
 		t.Fatalf("reference wrote %d files for %d violations", len(want), ref.Violations)

@@ -23,7 +23,13 @@ const exploreUsage = `fgcheck explore [--variant latest|v6.11|seed] [--scenario 
        [--json] [--coverage] [--progress auto|on|off] [--cache|--exact] [--cache-entries N] [--cache-exact]
 
 Explores every schedule of the scenario within its bound and prints a
-summary. Exit 0: no violation (known findings allowed); 1: a violation
+summary. Every schedule is judged under two compiler models, and the
+summary gives both verdicts: kbuild's (alias-aware, as GCC and Clang build
+the kernel with -fno-strict-aliasing: "violates under kbuild") and the
+no-alias model's (any compiler that could prove the stores distinct: "only
+if the compiler can prove no alias"); it stops at the first violation under
+kbuild. --alias explores kbuild's model alone; a compiled tree (--kernel)
+has one model, the order GCC chose. Exit 0: no violation (known findings allowed); 1: a violation
 (every failing schedule is saved under --out before anything else; a Go
 panic of the code under test or a run over its step budget is the panic
 oracle's); 2: misuse, found before any work, including a damaged or foreign
@@ -47,7 +53,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	every := fs.Int64("checkpoint-every", 10000, "with --checkpoint, save every `N` schedules of a piece (and whenever the run stops)")
 	cache := fs.Bool("cache", false, "prune the subtrees of visited states (same schedule, violation and known-finding counts; far fewer schedules run); port only, E <= 1")
 	exact := fs.Bool("exact", false, "run every schedule (the plain DFS; the default for now)")
-	cacheEntries := fs.Int("cache-entries", harness.DefaultCacheEntries, "with --cache, at most `N` states per worker (48 bytes each)")
+	cacheEntries := fs.Int("cache-entries", harness.DefaultCacheEntries, "with --cache, at most `N` states per worker (64 bytes each)")
 	cacheExact := fs.Bool("cache-exact", false, "with --cache, store whole state encodings instead of two 64-bit hashes (no collision risk, more memory)")
 	pos, code, ok := parseArgs(fs, args)
 	if !ok {

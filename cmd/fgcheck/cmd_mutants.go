@@ -25,9 +25,16 @@ const mutantsUsage = `fgcheck mutants [--variant latest] [--json|--markdown] [--
                        [--order near|dfs|iddfs] [--mutant NAME,...] [--quiet] [--kernel DIR]
 
 Runs every mutant of the catalogue (or the --mutant ones) with the exhaustive
-std exploration of the baseline variant, stopping at the first violation, and
-prints the table: mutant, killed, oracle, time and runs to the first kill,
-lines of the minimized failing schedule, verdict and origin. With --out each
+std exploration of the baseline variant and prints the table: mutant,
+killed, the compiler model of the kill, oracle, time and runs to the kill,
+lines of the minimized failing schedule, verdict and origin. Every schedule
+is judged under two compiler models: kbuild's (alias-aware, as GCC and Clang
+build the kernel with -fno-strict-aliasing) and the no-alias model (what a
+compiler that could prove the stores distinct may do). A mutant is "killed
+under kbuild" when a run of kbuild's model fails (the exploration stops at
+the first), "killed only if the compiler can prove no alias" when only runs
+that need the no-alias model fail (the exploration then covers the whole
+bound to show that), or "survives". With --out each
 minimized failing schedule is written to DIR/<mutant>.txt as soon as it is
 found. Progress goes to stderr.
 
@@ -122,8 +129,8 @@ func runMutants(args []string, stdout, stderr io.Writer) int {
 		}
 		switch {
 		case r.Killed:
-			fmt.Fprintf(stderr, "[mutants] %s: killed by %s after %d runs (%.1f ms), minimized to %d schedule lines\n",
-				r.Name, r.Oracle, r.Runs, r.Seconds*1000, r.ScheduleLines)
+			fmt.Fprintf(stderr, "[mutants] %s: %s, by %s after %d runs (%.1f ms), minimized to %d schedule lines\n",
+				r.Name, r.Model(), r.Oracle, r.Runs, r.Seconds*1000, r.ScheduleLines)
 		default:
 			fmt.Fprintf(stderr, "[mutants] %s: survived %d schedules (%.1f s)\n", r.Name, r.Runs, r.Seconds)
 		}

@@ -162,7 +162,7 @@ func (s *scenarioFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.mutant, "mutant", "", "switch on the catalogue mutant `NAME` (fgraph.Catalogue; fgcheck mutants lists them)")
 	fs.StringVar(&s.fixes, "fix", "", "comma-separated fix `list`: "+strings.Join(harness.FixNames(), ", "))
 	fs.StringVar(&s.bound, "bound", "", "bound `overrides`, e.g. K=2,D=2,R=1,E=1,C=2 (keys not named keep the scenario's value; C=0: no cap)")
-	fs.BoolVar(&s.alias, "alias", false, "model GCC's -fno-strict-aliasing knowledge (stores through ret_stack keep their order against task fields)")
+	fs.BoolVar(&s.alias, "alias", false, "explore kbuild's compiler model alone (GCC and Clang with -fno-strict-aliasing: stores through ret_stack keep their order against task fields); without it every schedule is judged under kbuild's model and the no-alias model")
 	fs.BoolVar(&s.storesOnly, "stores-only", false, "deliver interrupts only at store commits")
 	fs.StringVar(&s.reader, "reader", "kernel", "who reads the shadow stack: `kernel` (the kernel's readers: callchains, stack dumps, livepatch, the profiler; harness/readers.go) or any (also the any-instant walker: the whole chain at every yield)")
 	fs.StringVar(&s.kernel, "kernel", os.Getenv("FGCHECK_KERNEL"), "kernel source tree `DIR`: build and run its own kernel/trace/fgraph.c instead of the port (default $FGCHECK_KERNEL; variant v6.12 unless --variant says otherwise; needs gcc and cgo)")
@@ -442,13 +442,16 @@ type hunt struct {
 	files     []string
 	first     *harness.Result
 	firstText []byte
-	writeErrs int
-	lastErr   error        // the last write error, for the summary
-	earlier   int64        // failing schedules of earlier legs (a resumed checkpoint)
-	stopped   bool         // interrupted at once: record nothing more
-	signal    atomic.Int32 // 128+signal of a graceful interrupt, else 0
-	budget    time.Duration
-	overtime  atomic.Bool // the --time budget ran out
+	// firstK is the first failing run of kbuild's compiler model.
+	firstK     *harness.Result
+	firstKText []byte
+	writeErrs  int
+	lastErr    error        // the last write error, for the summary
+	earlier    int64        // failing schedules of earlier legs (a resumed checkpoint)
+	stopped    bool         // interrupted at once: record nothing more
+	signal     atomic.Int32 // 128+signal of a graceful interrupt, else 0
+	budget     time.Duration
+	overtime   atomic.Bool // the --time budget ran out
 }
 
 // watch arms what runs beside an engine: the --time budget and the
@@ -491,6 +494,9 @@ func (h *hunt) onViolation(res *harness.Result) {
 	text := h.fileText(res)
 	if h.first == nil {
 		h.first, h.firstText = res, text
+	}
+	if h.firstK == nil && res.Kbuild() {
+		h.firstK, h.firstKText = res, text
 	}
 	if len(h.files) >= h.maxFiles {
 		return
@@ -564,8 +570,8 @@ func (h *hunt) fileText(res *harness.Result) []byte {
 	if len(res.Violations) > 1 {
 		story = append(story, fmt.Sprintf("(%d more violations in the same run)", len(res.Violations)-1))
 	}
-	if v.AliasDependent {
-		story = append(story, "depends on alias analysis: the run reordered stores that -fno-strict-aliasing keeps in order (--alias)")
+	if !res.Kbuild() {
+		story = append(story, "verdict: "+harness.VerdictNoAlias+": the run reordered stores that -fno-strict-aliasing keeps in order (not a run of kbuild's model, --alias)")
 	}
 	if h.strict {
 		story = append(story, "found with --strict: replay with fgcheck replay --strict")
@@ -751,6 +757,8 @@ func (o *outcome) stopReason(maxRuns int64) string {
 		return "time budget " + o.h.budget.String() + " reached"
 	case maxRuns > 0 && o.sum.Runs >= maxRuns:
 		return fmt.Sprintf("--max-runs %d reached", maxRuns)
+	case o.sum.Kbuild.Violations > 0 && len(o.sc.Models()) > 1:
+		return "stopped at the first violation under kbuild (--keep-going goes on)"
 	case o.sum.Violations > 0:
 		return "stopped at the first violation (--keep-going goes on)"
 	case o.cmd == "random":
@@ -828,6 +836,16 @@ type jsonSummary struct {
 	// sha256 and any C mutant; Model the compiler model of the verdict.
 	Target string `json:"target"`
 	Model  string `json:"model"`
+	// Verdict is the verdict by compiler model: "violates under kbuild",
+	// "only if the compiler can prove no alias" (the port), "on the
+	// compiled code" (a compiled target), or "" when no schedule failed.
+	Verdict string `json:"verdict"`
+	// Models are the counts under each compiler model the run judged,
+	// in order: kbuild then no-alias on the port, kbuild alone with
+	// --alias, compiled alone on a compiled target.
+	Models []jsonModel `json:"models"`
+	// KnownVerdicts gives each known finding's verdict by compiler model.
+	KnownVerdicts map[string]string `json:"known_verdicts"`
 	// Readers are the readers that judged the run (harness/readers.go).
 	Readers string `json:"readers"`
 	// Resumed is the schedule count a --checkpoint resumed from (absent
@@ -835,6 +853,14 @@ type jsonSummary struct {
 	Resumed *int64 `json:"resumed,omitempty"`
 	// Cache is what explore --cache's state cache did (absent without it).
 	Cache *jsonCache `json:"cache,omitempty"`
+}
+
+// jsonModel is an exploration's counts under one compiler model.
+type jsonModel struct {
+	Model          string           `json:"name"` // kbuild, no-alias or compiled
+	Schedules      int64            `json:"schedules"`
+	Violations     int64            `json:"violations"`
+	KnownSchedules map[string]int64 `json:"known_schedules"`
 }
 
 type jsonCache struct {
@@ -884,6 +910,20 @@ func (o *outcome) writeJSON(w io.Writer) {
 	for k, n := range o.sum.Known {
 		js.KnownSchedules[k] = n
 	}
+	compiled := o.sc.Target != nil
+	js.Verdict = harness.Verdict(compiled, o.sum.Violations, o.sum.Kbuild.Violations)
+	js.KnownVerdicts = map[string]string{}
+	for k, n := range o.sum.Known {
+		js.KnownVerdicts[k] = harness.Verdict(compiled, n, o.sum.Kbuild.Known[k])
+	}
+	for _, m := range o.sc.Models() {
+		ms := o.sum.Model(m)
+		jm := jsonModel{Model: m, Schedules: ms.Runs, Violations: ms.Violations, KnownSchedules: map[string]int64{}}
+		for k, n := range ms.Known {
+			jm.KnownSchedules[k] = n
+		}
+		js.Models = append(js.Models, jm)
+	}
 	if o.resumed >= 0 {
 		r := o.resumed
 		js.Resumed = &r
@@ -915,10 +955,17 @@ func writeJSON(w io.Writer, v any) {
 }
 
 // first is the first failing run the hunt recorded (the one whose file
-// text it kept), else the summary's.
+// text it kept), else the summary's: of kbuild's model if one failed,
+// else of the no-alias model.
 func (o *outcome) first() (*harness.Result, []byte) {
 	o.h.mu.Lock()
 	defer o.h.mu.Unlock()
+	if o.h.firstK != nil {
+		return o.h.firstK, o.h.firstKText
+	}
+	if o.sum.Kbuild.First != nil {
+		return o.sum.Kbuild.First, o.h.fileText(o.sum.Kbuild.First)
+	}
 	if o.h.first != nil {
 		return o.h.first, o.h.firstText
 	}
@@ -957,7 +1004,14 @@ func (o *outcome) writeText(w io.Writer) {
 	if o.resumed >= 0 {
 		state += fmt.Sprintf("; resumed from a checkpoint at %d", o.resumed)
 	}
-	fmt.Fprintf(w, "schedules:   %d (%s)\n", o.sum.Runs, state)
+	two := len(sc.Models()) > 1
+	if two {
+		// Every schedule is one of the no-alias model's; kbuild's are those
+		// that chose no order only the no-alias model allows.
+		fmt.Fprintf(w, "schedules:   %d (%s): %d under kbuild, %d under no-alias\n", o.sum.Runs, state, o.sum.Kbuild.Runs, o.sum.Runs)
+	} else {
+		fmt.Fprintf(w, "schedules:   %d (%s)\n", o.sum.Runs, state)
+	}
 	if c := o.sum.Cache; c != nil {
 		fmt.Fprintf(w, "states:      %d stored, %d cache hits of %d lookups, %d schedules run for the %d covered (%.1f MiB of tables)\n",
 			c.States, c.Hits, c.Lookups, o.sum.Executed, o.sum.Runs, float64(c.Bytes)/(1<<20))
@@ -967,15 +1021,37 @@ func (o *outcome) writeText(w io.Writer) {
 	} else if o.sum.CacheOff != "" {
 		fmt.Fprintf(w, "states:      no cache (%s): the plain DFS ran\n", o.sum.CacheOff)
 	}
-	fmt.Fprintf(w, "violations:  %d\n", o.sum.Violations)
-	if len(o.sum.Known) == 0 {
+	switch {
+	case sc.Alias && sc.Target == nil:
+		fmt.Fprintf(w, "violations:  %d under kbuild\n", o.sum.Violations)
+	case !two:
+		fmt.Fprintf(w, "violations:  %d\n", o.sum.Violations)
+	default:
+		fmt.Fprintf(w, "violations:  %d under kbuild, %d under no-alias\n", o.sum.Kbuild.Violations, o.sum.Violations)
+		if v := harness.Verdict(false, o.sum.Violations, o.sum.Kbuild.Violations); v != "" {
+			// Kbuild's verdict is settled by a failing kbuild schedule, or
+			// by the whole space without one.
+			switch {
+			case v != harness.VerdictNoAlias:
+			case o.cmd == "random":
+				v += " (in this sample: a sample cannot show that kbuild's model has none)"
+			case !o.sum.Complete:
+				v += " (so far: the space was not explored in full)"
+			}
+			fmt.Fprintf(w, "verdict:     %s\n", v)
+		}
+	}
+	switch {
+	case len(o.sum.Known) == 0:
 		fmt.Fprintf(w, "known:       none\n")
-	} else {
+	case !two:
 		var parts []string
 		for _, k := range knownNames(o.sum.Known) {
 			parts = append(parts, fmt.Sprintf("%s (%s)", k, plural(int(o.sum.Known[k]), "schedule")))
 		}
 		fmt.Fprintf(w, "known:       %s\n", strings.Join(parts, ", "))
+	default:
+		o.writeKnownTable(w)
 	}
 	rate := 0.0
 	if o.seconds > 0 {
@@ -1025,6 +1101,21 @@ func (o *outcome) writeText(w io.Writer) {
 		}
 	}
 	o.writeFiles(w)
+}
+
+// writeKnownTable prints the known findings with their schedule counts
+// under each compiler model and the verdict, in name order.
+func (o *outcome) writeKnownTable(w io.Writer) {
+	names := knownNames(o.sum.Known)
+	width := len("finding")
+	for _, k := range names {
+		width = max(width, len(k))
+	}
+	fmt.Fprintf(w, "known:       %-*s  %8s  %8s  %s\n", width, "finding", "kbuild", "no-alias", "verdict")
+	for _, k := range names {
+		n, kb := o.sum.Known[k], o.sum.Kbuild.Known[k]
+		fmt.Fprintf(w, "             %-*s  %8d  %8d  %s\n", width, k, kb, n, harness.Verdict(false, n, kb))
+	}
 }
 
 // writeFiles lists the saved failing schedules.

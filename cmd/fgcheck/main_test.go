@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -182,7 +183,10 @@ func exploreJSON(t *testing.T, wantCode int, args ...string) jsonSummary {
 			got = append(got, k[1])
 		}
 	}
-	want := "variant mutant bound schedules violations known seconds first_violation complete stopped known_schedules shard target model readers"
+	// One object of counts per compiler model judged: kbuild and no-alias
+	// on the port, kbuild alone with --alias, compiled on a compiled target.
+	want := "variant mutant bound schedules violations known seconds first_violation complete stopped known_schedules shard target model verdict models" +
+		strings.Repeat(" name schedules violations known_schedules", len(js.Models)) + " known_verdicts readers"
 	if strings.Join(got, " ") != want && strings.Join(got, " ") != want+" resumed" {
 		t.Errorf("JSON keys %v, want %s", got, want)
 	}
@@ -334,9 +338,10 @@ func TestExploreText(t *testing.T) {
 	}
 	for _, want := range []string{
 		"fgcheck explore: scenario peer-spin, variant latest, mutant none",
-		"\nschedules:   500 (incomplete: --max-runs 500 reached)\n",
-		"\nviolations:  0\n",
-		"\nknown:       ",
+		"\nschedules:   500 (incomplete: --max-runs 500 reached): 500 under kbuild, 500 under no-alias\n",
+		"\nviolations:  0 under kbuild, 0 under no-alias\n",
+		"\nknown:       finding ",
+		" violates under kbuild\n",
 		"schedules/s, 1 worker\n",
 		"\npeak memory: ",
 		"\ncoverage:    ",
@@ -618,5 +623,79 @@ func TestInterruptWaitsForTheWrite(t *testing.T) {
 	h.onViolation(&harness.Result{Violations: []harness.Violation{{Oracle: "model"}}})
 	if h.failing != before {
 		t.Error("a failing run was recorded after the interrupt")
+	}
+}
+
+// TestExploreModels: explore reports the verdict under both compiler
+// models, labelled, in the text and in --json; --alias explores kbuild's
+// model alone. M-push-barrier1 (push's first barrier dropped) is killed
+// only if the compiler can prove no alias: the reorder it allows moves a
+// ret_stack word store past a curr_ret_stack store, which kbuild's
+// -fno-strict-aliasing keeps in order. M-push-2 is killed under kbuild.
+func TestExploreModels(t *testing.T) {
+	type model struct {
+		name       string
+		schedules  int64
+		violations int64
+	}
+	for _, tc := range []struct {
+		name, reason string
+		args         []string
+		code         int
+		verdict      string
+		models       []model
+		text         []string
+	}{
+		{
+			name: "no-alias only", reason: "every failing run reorders stores kbuild keeps in order, so the whole space is explored and kbuild's model shows none",
+			args: []string{"explore", "--mutant", "M-push-barrier1", "-C", "1"}, code: exitViolation,
+			verdict: harness.VerdictNoAlias, models: []model{{"kbuild", 489, 0}, {"no-alias", 519, 3}},
+			text: []string{"\nschedules:   519 (complete): 489 under kbuild, 519 under no-alias\n",
+				"\nviolations:  0 under kbuild, 3 under no-alias\nverdict:     only if the compiler can prove no alias\n",
+				"[only if the compiler can prove no alias]"},
+		},
+		{
+			name: "alias", reason: "--alias explores kbuild's model alone: its schedules are the kbuild ones of the default run",
+			args: []string{"explore", "--mutant", "M-push-barrier1", "-C", "1", "--alias"}, code: exitClean,
+			verdict: "", models: []model{{"kbuild", 489, 0}},
+			text: []string{"\nmodel:       port: kbuild's model only (--alias", "\nschedules:   489 (complete)\n", "\nviolations:  0 under kbuild\n"},
+		},
+		{
+			name: "kbuild", reason: "a kill without any reorder holds under kbuild; the exploration stops there",
+			args: []string{"explore", "--mutant", "M-push-2", "-C", "1"}, code: exitViolation,
+			verdict: harness.VerdictKbuild,
+			text:    []string{"stopped at the first violation under kbuild (--keep-going goes on)", "\nverdict:     violates under kbuild\n"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.reason == "" {
+				t.Fatal("case without a reason")
+			}
+			out := t.TempDir()
+			js := exploreJSON(t, tc.code, append(tc.args, "--out", out)...)
+			if js.Verdict != tc.verdict {
+				t.Errorf("verdict %q, want %q (%s)", js.Verdict, tc.verdict, tc.reason)
+			}
+			if tc.models != nil {
+				var got []model
+				for _, m := range js.Models {
+					got = append(got, model{m.Model, m.Schedules, m.Violations})
+				}
+				if fmt.Sprint(got) != fmt.Sprint(tc.models) {
+					t.Errorf("models %v, want %v (%s)", got, tc.models, tc.reason)
+				}
+			}
+			for k, v := range js.KnownVerdicts {
+				if v != harness.VerdictKbuild && v != harness.VerdictNoAlias {
+					t.Errorf("known finding %s: verdict %q", k, v)
+				}
+			}
+			_, stdout, _ := fgcheck(t, append(tc.args, "--out", out)...)
+			for _, want := range tc.text {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("summary lacks %q:\n%s", want, stdout)
+				}
+			}
+		})
 	}
 }

@@ -18,12 +18,12 @@ func TestMutantsCommand(t *testing.T) {
 	if code != exitClean {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"MUTANT", "M-push-1", "F9", "killed 2 of 2 mutants"} {
+	for _, want := range []string{"MUTANT", "COMPILER MODEL", "M-push-1", "F9", "killed 2 of 2 mutants (controls not counted) on latest, order near: 2 under kbuild, 0 only if the compiler can prove no alias"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
 	}
-	if !strings.Contains(stderr, "[mutants] F9: killed by model") {
+	if !strings.Contains(stderr, "[mutants] F9: killed under kbuild, by model") {
 		t.Errorf("no progress line on stderr:\n%s", stderr)
 	}
 	for name, oracle := range map[string]string{"M-push-1": "unwinder", "F9": "model"} {
