@@ -20,9 +20,9 @@ var stdPins = []struct {
 	runs  int64
 	known []string
 }{
-	{fgraph.Latest, 127910, []string{"F1-bit0", "inflight-ret-addr", "recursion-transition", "reserve-reorder", "reserve-window"}},
-	{fgraph.V612, 189517, []string{"F1-bit0", "inflight-ret-addr", "recursion-transition", "reserve-reorder", "reserve-window"}},
-	{fgraph.V611, 196843, []string{"F1-bit0", "F3-torn-return", "F9-direct-off", "inflight-ret-addr", "recursion-transition", "reserve-reorder", "reserve-window"}},
+	{fgraph.Latest, 124215, []string{"F1-bit0", "inflight-ret-addr", "recursion-transition", "reserve-reorder", "reserve-window"}},
+	{fgraph.V612, 185922, []string{"F1-bit0", "inflight-ret-addr", "recursion-transition", "reserve-reorder", "reserve-window"}},
+	{fgraph.V611, 193113, []string{"F1-bit0", "F3-torn-return", "F9-direct-off", "inflight-ret-addr", "recursion-transition", "reserve-reorder", "reserve-window"}},
 	{fgraph.Seed, 122700, []string{"F1-bit0", "F2-seed-torn-entry", "F3-torn-return", "F6-seed-reuse", "inflight-ret-addr", "recursion-transition", "seed-ret-addr-current", "seed-tail-call"}},
 }
 

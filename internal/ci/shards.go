@@ -22,9 +22,9 @@ type Pin struct {
 // Pins are the std pins of harness/std_test.go (stdPins), copied: a test
 // parses that file (StdPins) and fails when the two differ.
 var Pins = map[string]Pin{
-	"latest": {127910, []string{"F1-bit0", "inflight-ret-addr", "recursion-transition", "reserve-reorder", "reserve-window"}},
-	"v6.12":  {189517, []string{"F1-bit0", "inflight-ret-addr", "recursion-transition", "reserve-reorder", "reserve-window"}},
-	"v6.11":  {196843, []string{"F1-bit0", "F3-torn-return", "F9-direct-off", "inflight-ret-addr", "recursion-transition", "reserve-reorder", "reserve-window"}},
+	"latest": {124215, []string{"F1-bit0", "inflight-ret-addr", "recursion-transition", "reserve-reorder", "reserve-window"}},
+	"v6.12":  {185922, []string{"F1-bit0", "inflight-ret-addr", "recursion-transition", "reserve-reorder", "reserve-window"}},
+	"v6.11":  {193113, []string{"F1-bit0", "F3-torn-return", "F9-direct-off", "inflight-ret-addr", "recursion-transition", "reserve-reorder", "reserve-window"}},
 	"seed":   {122700, []string{"F1-bit0", "F2-seed-torn-entry", "F3-torn-return", "F6-seed-reuse", "inflight-ret-addr", "recursion-transition", "seed-ret-addr-current", "seed-tail-call"}},
 }
 

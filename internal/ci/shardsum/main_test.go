@@ -62,13 +62,13 @@ func TestRun(t *testing.T) {
 	if rc := run([]string{"-n", "4", "-summary", md, dir}, &out, &errb); rc != 0 {
 		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", rc, &out, &errb)
 	}
-	for _, want := range []string{"latest      4/4     127910     127910", "v6.11       4/4     196843     196843", "seed        4/4     122700     122700", "ok: "} {
+	for _, want := range []string{"latest      4/4     124215     124215", "v6.11       4/4     193113     193113", "seed        4/4     122700     122700", "ok: "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, &out)
 		}
 	}
 	b, err := os.ReadFile(md)
-	if err != nil || !strings.Contains(string(b), "| latest | 4/4 | 127910 | 127910 | 0 |") || !strings.Contains(string(b), "All checks passed.") {
+	if err != nil || !strings.Contains(string(b), "| latest | 4/4 | 124215 | 124215 | 0 |") || !strings.Contains(string(b), "All checks passed.") {
 		t.Errorf("-summary wrote (err %v):\n%s", err, b)
 	}
 
