@@ -608,13 +608,6 @@ func (r *runner) ret(c *ctx) {
 	top := m.SlotAt(t, sl-1)
 	if top.Val == fgraph.ReturnToHandler {
 		c.pop = &inflightPop{modelTop: len(r.model.Tasks[t].Frames)}
-		// The pop reads the top meta word: if it is a clobbered DATA word
-		// still wrong, the return takes the interrupt's leftover for it
-		// (known finding reserve-reorder spreads from here).
-		curr := int(int64(m.Mem[m.TaskBase(t)+fgraph.TaskCurr]))
-		if curr > 0 && r.stillClobbered(m.WordAddr(t, curr-1)) {
-			r.clobberSpread = true
-		}
 	}
 	slots := r.model.Slots
 	h0 := m.Handlers[c.level&7]
@@ -778,6 +771,12 @@ func (r *runner) Load(s fgraph.Site, a fgraph.Addr, k fgraph.Kind) fgraph.Word {
 	if r.hashing {
 		c.hist = mix(c.hist, uint64(r.m.Clock()))
 	}
+	if s == fgraph.SitePopOffset && r.clobbered && r.stillClobbered(a) {
+		// The return takes a clobbered DATA word, still wrong, for the
+		// frame's meta word (known finding reserve-reorder spreads from
+		// here into curr_ret_stack).
+		r.clobberSpread = true
+	}
 	if !r.sc.StoresOnly {
 		r.yieldLoad(c, s, a)
 	}
@@ -805,7 +804,15 @@ func (r *runner) Reread(s fgraph.Site, a fgraph.Addr, prev fgraph.Word) fgraph.W
 	if r.direct > 0 || len(r.ctxs) == 0 {
 		return r.Load(s, a, fgraph.Plain)
 	}
-	if !r.top().reloadable(a, r.sc.Alias) {
+	// One rule for both compiler models: a re-load only where kbuild's
+	// model allows one (no own store at all since the load, for
+	// -fno-strict-aliasing must assume any may alias the word). A compiler
+	// that proves no alias may also re-load across an own store to another
+	// address, but it may as well keep the value; exploring both would
+	// need a keep-or-reload choice the schedule format has no line for, and
+	// re-loading always would lose the kept value from the no-alias runs,
+	// which must include every kbuild run (docs/compiler-model.md).
+	if !r.top().reloadable(a, true) {
 		return prev
 	}
 	return r.Load(s, a, fgraph.Plain)

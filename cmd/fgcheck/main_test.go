@@ -649,16 +649,16 @@ func TestExploreModels(t *testing.T) {
 		{
 			name: "no-alias only", reason: "every failing run reorders stores kbuild keeps in order, so the whole space is explored and kbuild's model shows none",
 			args: []string{"explore", "--mutant", "M-push-barrier1", "-C", "1"}, code: exitViolation,
-			verdict: harness.VerdictNoAlias, models: []model{{"kbuild", 489, 0}, {"no-alias", 519, 3}},
-			text: []string{"\nschedules:   519 (complete): 489 under kbuild, 519 under no-alias\n",
+			verdict: harness.VerdictNoAlias, models: []model{{"kbuild", 751, 0}, {"no-alias", 781, 3}},
+			text: []string{"\nschedules:   781 (complete): 751 under kbuild, 781 under no-alias\n",
 				"\nviolations:  0 under kbuild, 3 under no-alias\nverdict:     only if the compiler can prove no alias\n",
 				"[only if the compiler can prove no alias]"},
 		},
 		{
 			name: "alias", reason: "--alias explores kbuild's model alone: its schedules are the kbuild ones of the default run",
 			args: []string{"explore", "--mutant", "M-push-barrier1", "-C", "1", "--alias"}, code: exitClean,
-			verdict: "", models: []model{{"kbuild", 489, 0}},
-			text: []string{"\nmodel:       port: kbuild's model only (--alias", "\nschedules:   489 (complete)\n", "\nviolations:  0 under kbuild\n"},
+			verdict: "", models: []model{{"kbuild", 751, 0}},
+			text: []string{"\nmodel:       port: kbuild's model only (--alias", "\nschedules:   751 (complete)\n", "\nviolations:  0 under kbuild\n"},
 		},
 		{
 			name: "kbuild", reason: "a kill without any reorder holds under kbuild; the exploration stops there",
