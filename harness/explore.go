@@ -449,9 +449,13 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 	}
 	shard, of := opt.Shard+i*e.shards, e.shards*e.pieces
 	d := &dfs{shard: shard, of: of, zero: true}
+	if e.sc.Target == nil {
+		// The port is deterministic: a run that replays the previous
+		// run's choices applies that run's checks (reuse.go).
+		r.reuse = &reuse{}
+	}
 	if wc != nil {
 		r.hashing = true
-		r.reuse = &reuse{}
 		d.cache = &cacheState{c: wc, r: r, verify: verifyHook}
 	}
 	s := &Summary{Complete: true}
@@ -517,6 +521,8 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 		}
 		if d.cache != nil {
 			d.cache.hit = false
+		}
+		if r.reuse != nil {
 			// The choices before the last step of the path are the
 			// previous run's (next() changed only the last one).
 			until := len(d.path) - 1

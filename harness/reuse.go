@@ -40,22 +40,68 @@ func (u *reuse) startRun(until int) {
 // checkInPlaceOnce runs the in-place check, or applies the previous run's
 // record of it while the run is still the previous run.
 func (r *runner) checkInPlaceOnce(c *ctx, s fgraph.Site) {
-	u := r.reuse
-	k := len(u.cur)
-	if r.tr == nil && r.points <= u.until && k < len(u.prev) {
-		rec := u.prev[k]
-		u.cur = append(u.cur, rec)
-		r.res.Violations = append(r.res.Violations, rec.viol...)
-		r.res.Known = append(r.res.Known, rec.known...)
-		r.logSeen, r.warnSeen = rec.logSeen, rec.warnSeen
-		if rec.stopped {
-			r.stopped = true
-		}
+	if r.replayCheck() {
 		return
 	}
 	nv, nk := len(r.res.Violations), len(r.res.Known)
 	r.checkInPlace(c, s)
-	u.cur = append(u.cur, checkRec{
+	r.recordCheck(nv, nk)
+}
+
+// checkModelOnce is checkInPlaceOnce for oracle 3 at a quiescent point.
+func (r *runner) checkModelOnce() {
+	if r.reuse == nil {
+		r.checkModel()
+		return
+	}
+	if r.replayCheck() {
+		return
+	}
+	nv, nk := len(r.res.Violations), len(r.res.Known)
+	r.checkModel()
+	r.recordCheck(nv, nk)
+}
+
+// checkTransparentOnce is checkInPlaceOnce for oracle 5 after an interrupt.
+func (r *runner) checkTransparentOnce(c *ctx, before []fgraph.Word) {
+	if r.reuse == nil {
+		r.checkTransparent(c, before)
+		return
+	}
+	if r.replayCheck() {
+		return
+	}
+	nv, nk := len(r.res.Violations), len(r.res.Known)
+	r.checkTransparent(c, before)
+	r.recordCheck(nv, nk)
+}
+
+// replayCheck applies the previous run's record of the next check, if the
+// run is still the previous run; it reports whether it did. The checks of a
+// run happen in the same order in every run that shares its prefix (the
+// run is deterministic), so the k-th check of this run is the k-th of the
+// previous run while the choice points so far are shared.
+func (r *runner) replayCheck() bool {
+	u := r.reuse
+	k := len(u.cur)
+	if r.tr != nil || r.points > u.until || k >= len(u.prev) {
+		return false
+	}
+	rec := u.prev[k]
+	u.cur = append(u.cur, rec)
+	r.res.Violations = append(r.res.Violations, rec.viol...)
+	r.res.Known = append(r.res.Known, rec.known...)
+	r.logSeen, r.warnSeen = rec.logSeen, rec.warnSeen
+	if rec.stopped {
+		r.stopped = true
+	}
+	return true
+}
+
+// recordCheck records what the check just run did: the violations and known
+// findings after nv and nk, the positions it left, whether it stopped.
+func (r *runner) recordCheck(nv, nk int) {
+	r.reuse.cur = append(r.reuse.cur, checkRec{
 		viol: r.res.Violations[nv:len(r.res.Violations):len(r.res.Violations)], known: r.res.Known[nk:len(r.res.Known):len(r.res.Known)],
 		logSeen: r.logSeen, warnSeen: r.warnSeen, stopped: r.stopped,
 	})

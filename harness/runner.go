@@ -990,7 +990,7 @@ func (r *runner) interrupt(parent *ctx, id int, k EventKind, at Pos) {
 	if r.stopped || r.opt.NoOracles {
 		return
 	}
-	r.checkTransparent(parent, before)
+	r.checkTransparentOnce(parent, before)
 	r.ver++
 }
 
@@ -1136,6 +1136,6 @@ func (r *runner) quiescent() {
 		r.opt.Observe.Quiescent(r.m)
 	}
 	if !r.opt.NoOracles {
-		r.checkModel()
+		r.checkModelOnce()
 	}
 }
