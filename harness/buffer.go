@@ -181,9 +181,10 @@ func (r *runner) regionOrder(c *ctx, buf []pending) (order, drop []int) {
 	opts := r.orderOptions(buf)
 	i := 0
 	if len(opts) > 1 {
-		p := Point{Kind: PointOrder, Ctx: c.name, Pos: Pos{Site: region, Occ: 1}, Level: c.level, Index: r.points}
+		p := &r.ptOrder
+		*p = Point{Kind: PointOrder, Ctx: c.name, Pos: Pos{Site: region, Occ: 1}, Level: c.level, Index: r.points}
 		r.points++
-		i = r.ch.Choose(&p, opts)
+		i = r.ch.Choose(p, opts)
 		if i < 0 || i >= len(opts) {
 			i = 0
 		}
@@ -369,8 +370,8 @@ func (r *runner) noteAlias(buf []pending, order []int) {
 
 // onCommit follows the in-flight state of the context's entry and return.
 func (r *runner) onCommit(c *ctx, st pending) {
-	if r.cov != nil {
-		r.cov.commit(st.site)
+	if r.cov != nil || r.snaps != nil {
+		r.covCommitAt(st.site)
 	}
 	if r.tr != nil {
 		format := "%s commit %s [%#x] = %#x"
@@ -423,7 +424,8 @@ func (r *runner) onCommit(c *ctx, st pending) {
 			p.lowered++
 		}
 	case fgraph.SiteReserveW1:
-		c.resv = &inflightReserve{addr: st.addr, val: st.val}
+		c.resvV = inflightReserve{addr: st.addr, val: st.val}
+		c.resv = &c.resvV
 		// fgraph_reserve_data() builds the DATA word's offset from the word
 		// below it: a clobbered DATA word still wrong there spreads into
 		// this one (known finding reserve-reorder).

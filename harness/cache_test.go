@@ -25,6 +25,13 @@ func (o outcome) String() string {
 
 func explored(t *testing.T, sc *Scenario, opt ExploreOptions) outcome {
 	t.Helper()
+	o, _ := exploredSummary(t, sc, opt)
+	return o
+}
+
+// exploredSummary is explored with the exploration's summary.
+func exploredSummary(t *testing.T, sc *Scenario, opt ExploreOptions) (outcome, *Summary) {
+	t.Helper()
 	seen := map[string]bool{}
 	opt.OnRun = func(r *Result) {
 		for _, v := range r.Violations {
@@ -61,7 +68,7 @@ func explored(t *testing.T, sc *Scenario, opt ExploreOptions) outcome {
 		f := &File{Scenario: sc, Schedule: s.First.Schedule}
 		o.first = fmt.Sprintf("run %d %s:\n%s", s.First.Run, s.First.Violations[0].Oracle, f.Format())
 	}
-	return o
+	return o, s
 }
 
 // soundScenarios are the scenarios of the soundness comparison: std,

@@ -526,10 +526,20 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 	}
 	shard, of := opt.Shard+i*e.shards, e.shards*e.pieces
 	d := &dfs{shard: shard, of: of, zero: true}
+	if e.sc.Target == nil {
+		// The port is deterministic: a run that replays the previous
+		// run's choices applies that run's checks (reuse.go).
+		r.reuse = &reuse{}
+	}
 	if wc != nil {
 		r.hashing = true
-		r.reuse = &reuse{}
 		d.cache = &cacheState{c: wc, r: r, verify: verifyHook}
+	}
+	ro0 := opt.RunOptions
+	if e.sc.Target == nil && !ro0.Trace && ro0.Observe == nil && ro0.OnChoice == nil && ro0.wrap == nil && !ro0.InOrder && !noResume {
+		// Runs resume from the last quiescent point they share with an
+		// earlier run (resume.go).
+		r.snaps = &snaps{}
 	}
 	s := &Summary{Complete: true}
 	if opt.Resume != nil {
@@ -589,13 +599,27 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 		}
 		if d.cache != nil {
 			d.cache.hit = false
+		}
+		if r.reuse != nil {
 			// The choices before the last step of the path are the
 			// previous run's (next() changed only the last one).
 			until := len(d.path) - 1
 			if s.Executed == 0 {
 				until = -1 // no previous run in this piece
 			}
-			r.reuse.startRun(until)
+			r.reuse.startRun(until, r.res)
+			if r.snaps != nil {
+				r.snaps.startRun(until)
+				if p := r.snaps.from; p != nil {
+					// The DFS replays the snap's choices no more.
+					d.pos, d.zero = p.points, true
+					for _, st := range d.path[:p.points] {
+						if st.c != 0 {
+							d.zero = false
+						}
+					}
+				}
+			}
 		}
 		res := r.run(d, ro)
 		if r.halted {
@@ -681,6 +705,9 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 		}
 	}
 }
+
+// noResume turns prefix sharing off (tests compare the two).
+var noResume bool
 
 // count adds to the shared counters.
 func (e *explorer) count(runs, violations int64) {

@@ -15,10 +15,13 @@ import "github.com/fgcheck/fgcheck/fgraph"
 // run. The soundness tests of the cache (cache_test.go) hold the result to
 // the plain explorer's, which runs every check.
 
-// checkRec is what one in-place check did.
+// checkRec is what one in-place check did: it reported the run's
+// violations v0..v1-1 and known findings k0..k1-1 (indices into its
+// Result's lists; a run that shares the prefix has the same lists up to
+// there). No pointers: a record is appended at every check.
 type checkRec struct {
-	viol, known       []Violation
-	logSeen, warnSeen int
+	v0, v1, k0, k1    int32
+	logSeen, warnSeen int32
 	stopped           bool
 }
 
@@ -28,35 +31,93 @@ type checkRec struct {
 type reuse struct {
 	prev, cur []checkRec
 	until     int
+	// prevRes is the previous run's result, which the records of prev
+	// index.
+	prevRes *Result
 }
 
 // startRun begins a run whose first until+1 choice points (indices 0..until)
 // replay the previous run's choices.
-func (u *reuse) startRun(until int) {
+// prev is the previous run's result.
+func (u *reuse) startRun(until int, prev *Result) {
 	u.prev, u.cur = u.cur, u.prev[:0]
 	u.until = until
+	u.prevRes = prev
+	if prev == nil {
+		u.until = -1
+	}
 }
 
 // checkInPlaceOnce runs the in-place check, or applies the previous run's
 // record of it while the run is still the previous run.
 func (r *runner) checkInPlaceOnce(c *ctx, s fgraph.Site) {
-	u := r.reuse
-	k := len(u.cur)
-	if r.tr == nil && r.points <= u.until && k < len(u.prev) {
-		rec := u.prev[k]
-		u.cur = append(u.cur, rec)
-		r.res.Violations = append(r.res.Violations, rec.viol...)
-		r.res.Known = append(r.res.Known, rec.known...)
-		r.logSeen, r.warnSeen = rec.logSeen, rec.warnSeen
-		if rec.stopped {
-			r.stopped = true
-		}
+	if r.replayCheck() {
 		return
 	}
 	nv, nk := len(r.res.Violations), len(r.res.Known)
 	r.checkInPlace(c, s)
-	u.cur = append(u.cur, checkRec{
-		viol: r.res.Violations[nv:len(r.res.Violations):len(r.res.Violations)], known: r.res.Known[nk:len(r.res.Known):len(r.res.Known)],
-		logSeen: r.logSeen, warnSeen: r.warnSeen, stopped: r.stopped,
+	r.recordCheck(nv, nk)
+}
+
+// checkModelOnce is checkInPlaceOnce for oracle 3 at a quiescent point.
+func (r *runner) checkModelOnce() {
+	if r.reuse == nil {
+		r.checkModel()
+		return
+	}
+	if r.replayCheck() {
+		return
+	}
+	nv, nk := len(r.res.Violations), len(r.res.Known)
+	r.checkModel()
+	r.recordCheck(nv, nk)
+}
+
+// checkTransparentOnce is checkInPlaceOnce for oracle 5 after an interrupt.
+func (r *runner) checkTransparentOnce(c *ctx, before []fgraph.Word) {
+	if r.reuse == nil {
+		r.checkTransparent(c, before)
+		return
+	}
+	if r.replayCheck() {
+		return
+	}
+	nv, nk := len(r.res.Violations), len(r.res.Known)
+	r.checkTransparent(c, before)
+	r.recordCheck(nv, nk)
+}
+
+// replayCheck applies the previous run's record of the next check, if the
+// run is still the previous run; it reports whether it did. The checks of a
+// run happen in the same order in every run that shares its prefix (the
+// run is deterministic), so the k-th check of this run is the k-th of the
+// previous run while the choice points so far are shared.
+func (r *runner) replayCheck() bool {
+	u := r.reuse
+	k := len(u.cur)
+	if r.tr != nil || r.points > u.until || k >= len(u.prev) {
+		return false
+	}
+	rec := u.prev[k]
+	u.cur = append(u.cur, rec)
+	if rec.v1 > rec.v0 {
+		r.res.Violations = append(r.res.Violations, u.prevRes.Violations[rec.v0:rec.v1]...)
+	}
+	if rec.k1 > rec.k0 {
+		r.res.Known = append(r.res.Known, u.prevRes.Known[rec.k0:rec.k1]...)
+	}
+	r.logSeen, r.warnSeen = int(rec.logSeen), int(rec.warnSeen)
+	if rec.stopped {
+		r.stopped = true
+	}
+	return true
+}
+
+// recordCheck records what the check just run did: the violations and known
+// findings after nv and nk, the positions it left, whether it stopped.
+func (r *runner) recordCheck(nv, nk int) {
+	r.reuse.cur = append(r.reuse.cur, checkRec{
+		v0: int32(nv), v1: int32(len(r.res.Violations)), k0: int32(nk), k1: int32(len(r.res.Known)),
+		logSeen: int32(r.logSeen), warnSeen: int32(r.warnSeen), stopped: r.stopped,
 	})
 }

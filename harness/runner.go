@@ -83,6 +83,11 @@ type ctx struct {
 	loads  [16]loadRec
 	nload  int
 	stored []fgraph.Addr
+	// The storage entry, pop and resv point to while set: a context has
+	// at most one of each in flight, and contexts are reused (newCtx).
+	entryV inflightEntry
+	popV   inflightPop
+	resvV  inflightReserve
 }
 
 type loadRec struct {
@@ -168,7 +173,14 @@ type runner struct {
 	warnSeen int
 	opts     []Option // reused option slice
 	pt       Point    // reused choice point
-	ident    []int    // 0, 1, 2, ...
+	ptOrder  Point    // reused choice point of a region order
+	// yieldOpts caches the option lists of yield points (yieldOptions).
+	yieldOpts [][]Option
+	// free holds contexts of finished interrupts and nested calls for
+	// reuse (newCtx), with their store buffers.
+	free     []*ctx
+	mineBuf  []fgraph.Record
+	ident    []int // 0, 1, 2, ...
 	sigBuf   []byte
 	extCache map[string][]Option // commit orders by region shape (orderOptions)
 	recBuf   []fgraph.Record
@@ -218,6 +230,9 @@ type runner struct {
 	// reuse, with the cache: the in-place checks of the previous run,
 	// applied instead of run again over the shared prefix (reuse.go).
 	reuse *reuse
+	// snaps, if set: runs resume from the last quiescent point they share
+	// with an earlier run (resume.go).
+	snaps *snaps
 }
 
 // RunOptions tune one run.
@@ -383,7 +398,7 @@ func (r *runner) reset() {
 	for _, c := range r.taskCt {
 		c.buf, c.occ, c.entry, c.pop, c.logFrom = c.buf[:0], [fgraph.NumSites]int32{}, nil, nil, 0
 		c.resv, c.irqOff, c.rest, c.inCallback = nil, 0, nil, 0
-		c.hist, c.base, c.nops = 0, 0, 0
+		c.hist, c.base, c.nops, c.lastSite = 0, 0, 0, 0
 		c.boundary()
 	}
 	r.ctxs = r.ctxs[:0]
@@ -415,7 +430,14 @@ func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 	}
 	m := r.m
 	m.SetHooks(r)
-	r.guard(r.execute)
+	if s := r.snaps; s != nil && s.from != nil {
+		r.guard(func() { r.resume(s.from) })
+	} else {
+		if s != nil {
+			s.cov = s.cov[:0]
+		}
+		r.guard(r.execute)
+	}
 	m.SetHooks(nil)
 	r.res.Schedule = r.sched
 	r.res.Points = r.points
@@ -450,14 +472,20 @@ func (r *runner) execute() {
 		r.opt.OnChoice(r.sched)
 	}
 	r.quiescent()
-	r.runTasks()
+	r.runTasks(0)
+	r.quiescent()
+}
+
+// resume is execute for a run that resumes from snap p (resume.go).
+func (r *runner) resume(p *snap) {
+	r.restoreSnap(p)
+	r.runTasks(p.cur)
 	r.quiescent()
 }
 
 // runTasks runs the task programs: task 0 first; a sleeping task yields the
 // CPU to the next task with work left.
-func (r *runner) runTasks() {
-	cur := 0
+func (r *runner) runTasks(cur int) {
 	for !r.stopped {
 		r.m.Current = cur
 		c := r.taskCt[cur]
@@ -476,6 +504,9 @@ func (r *runner) runTasks() {
 			}
 			r.exec(c, op)
 			r.quiescent()
+			if r.snaps != nil {
+				r.takeSnap(cur)
+			}
 		}
 		next := -1
 		for i := 1; i <= len(r.sc.Tasks); i++ {
@@ -561,7 +592,8 @@ func (r *runner) call(c *ctx, op Op) {
 	if r.hashing {
 		c.hist = mix(mix(mix(c.hist, uint64(ret)), uint64(retp)), slotsDigest(&slots))
 	}
-	c.entry = &inflightEntry{ret: ret, fn: fgraph.FuncAddr(op.Func), retp: retp, modelPos: len(r.model.Tasks[t].Frames)}
+	c.entryV = inflightEntry{ret: ret, fn: fgraph.FuncAddr(op.Func), retp: retp, modelPos: len(r.model.Tasks[t].Frames)}
+	c.entry = &c.entryV
 	hij := m.Call(op.Func, op.Kind == OpTail)
 	c.entry = nil
 	if r.stopped {
@@ -607,7 +639,8 @@ func (r *runner) ret(c *ctx) {
 	}
 	top := m.SlotAt(t, sl-1)
 	if top.Val == fgraph.ReturnToHandler {
-		c.pop = &inflightPop{modelTop: len(r.model.Tasks[t].Frames)}
+		c.popV = inflightPop{modelTop: len(r.model.Tasks[t].Frames)}
+		c.pop = &c.popV
 	}
 	slots := r.model.Slots
 	h0 := m.Handlers[c.level&7]
@@ -622,12 +655,13 @@ func (r *runner) ret(c *ctx) {
 	n := m.Handlers[c.level&7] - h0
 	recs := r.records(c, fgraph.RecReturn)
 	for i := 0; i < n; i++ {
-		var mine []fgraph.Record
+		mine := r.mineBuf[:0]
 		for _, rec := range recs {
 			if rec.Handler == h0+i+1 {
 				mine = append(mine, rec)
 			}
 		}
+		r.mineBuf = mine
 		tab := r.table(slots, mine)
 		mr, err := r.model.ReturnWith(t, &tab)
 		if err != nil {
@@ -706,7 +740,8 @@ func (r *runner) unwind(c *ctx, t int, viaShim bool) {
 func (r *runner) nestedCall(fn int) {
 	m := r.m
 	p := r.top()
-	c := &ctx{name: p.name, level: p.level, kind: p.kind, task: p.task, nest: p.nest + 1, occ: p.occ}
+	c := r.newCtx()
+	c.name, c.level, c.kind, c.task, c.nest, c.occ = p.name, p.level, p.kind, p.task, p.nest+1, p.occ
 	if r.hashing {
 		c.base = mix(mix(hashSeed, 0x6e657374), uint64(fn))
 		c.hist = c.base
@@ -715,6 +750,7 @@ func (r *runner) nestedCall(fn int) {
 	defer func() {
 		p.occ, p.lastSite = c.occ, c.lastSite
 		r.ctxs = r.ctxs[:len(r.ctxs)-1]
+		r.freeCtx(c)
 	}()
 	c.logFrom = len(m.Log)
 	if r.tr != nil {
@@ -754,6 +790,24 @@ func (r *runner) targetLine() int {
 // point to offer (a remote CPU's action, setup, an oracle's unwinder): a
 // compiled target need not report its loads then.
 func (r *runner) Direct() bool { return r.direct > 0 || len(r.ctxs) == 0 }
+
+// newCtx returns a context with every field zero but its (empty) store
+// buffers: a finished one if there is one, else a new one.
+func (r *runner) newCtx() *ctx {
+	n := len(r.free)
+	if n == 0 {
+		return &ctx{}
+	}
+	c := r.free[n-1]
+	r.free = r.free[:n-1]
+	buf, spare, restBuf := c.buf[:0], c.spare, c.restBuf
+	*c = ctx{}
+	c.buf, c.spare, c.restBuf = buf, spare, restBuf
+	return c
+}
+
+// freeCtx hands back a context that is off the CPU for good.
+func (r *runner) freeCtx(c *ctx) { r.free = append(r.free, c) }
 
 // top is the running context.
 func (r *runner) top() *ctx { return r.ctxs[len(r.ctxs)-1] }
@@ -1005,23 +1059,15 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool) {
 	if b.spent(r.kUsed, r.rUsed, r.eUsed) {
 		return
 	}
-	opts := r.opts[:0]
-	opts = append(opts, Option{Kind: OptContinue})
+	intr := 0
 	if interrupts && r.kUsed < b.K && c.level < b.D && c.irqOff == 0 {
 		if c.level == 0 && len(r.sc.IRQ) > 0 {
-			opts = append(opts, Option{Kind: OptIRQ})
+			intr = 1
 		} else if c.level > 0 && len(r.sc.NMI) > 0 {
-			opts = append(opts, Option{Kind: OptNMI})
+			intr = 2
 		}
 	}
-	if r.eUsed < b.E {
-		for i := range r.sc.Remotes {
-			if !r.remoteUsed[i] {
-				opts = append(opts, Option{Kind: OptRemote, Remote: i})
-			}
-		}
-	}
-	r.opts = opts
+	opts := r.yieldOptions(intr, r.eUsed < b.E)
 	if len(opts) == 1 {
 		return
 	}
@@ -1043,8 +1089,8 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool) {
 		}
 		r.sched.Events = append(r.sched.Events, Event{ID: id, Kind: k, In: c.name, At: p.Pos, Line: r.targetLine()})
 		r.kUsed++
+		r.covHitAt(s, c.level+1)
 		if r.cov != nil {
-			r.cov.hit(s, c.level+1)
 			if l, ok := r.sc.Target.(Liner); ok && l.Line() > 0 {
 				r.cov.hitLine(l.Line())
 			}
@@ -1062,6 +1108,59 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool) {
 		}
 		r.remote(c, id, o.Remote, p.Pos)
 	}
+}
+
+// yieldOptions is the option list of a yield point: continue, then the
+// interrupt intr offers (0: none, 1: an IRQ, 2: an NMI), then, if remotes,
+// every remote action not used yet. The lists are built once per runner and
+// shared by every yield point with the same options (they are read-only:
+// no chooser writes to its options), so a yield point allocates nothing.
+func (r *runner) yieldOptions(intr int, remotes bool) []Option {
+	n := len(r.sc.Remotes)
+	if n > 16 {
+		return r.buildYieldOptions(intr, remotes)
+	}
+	key := intr
+	if remotes {
+		mask := 1 // the bit above the remotes' marks that they are offered
+		for i, used := range r.remoteUsed {
+			if !used {
+				mask |= 2 << i
+			}
+		}
+		key += 3 * mask
+	}
+	if r.yieldOpts == nil {
+		r.yieldOpts = make([][]Option, 3<<(n+1))
+	}
+	if o := r.yieldOpts[key]; o != nil {
+		return o
+	}
+	o := r.buildYieldOptions(intr, remotes)
+	r.yieldOpts[key] = o[:len(o):len(o)]
+	r.opts = nil
+	return r.yieldOpts[key]
+}
+
+// buildYieldOptions builds the list yieldOptions describes, into r.opts.
+func (r *runner) buildYieldOptions(intr int, remotes bool) []Option {
+	opts := r.opts[:0]
+	opts = append(opts, Option{Kind: OptContinue})
+	switch intr {
+	case 1:
+		opts = append(opts, Option{Kind: OptIRQ})
+	case 2:
+		opts = append(opts, Option{Kind: OptNMI})
+	}
+	if remotes {
+		for i := range r.sc.Remotes {
+			if !r.remoteUsed[i] {
+				opts = append(opts, Option{Kind: OptRemote, Remote: i})
+			}
+		}
+	}
+	r.opts = opts
+	return opts
 }
 
 // visible reports whether a store to a can change what the in-place oracles
@@ -1087,7 +1186,8 @@ func (r *runner) interrupt(parent *ctx, id int, k EventKind, at Pos) {
 		prog = r.sc.NMI
 	}
 	before := r.snapshotLive(t)
-	c := &ctx{name: strconv.Itoa(id), level: parent.level + 1, kind: k, task: t}
+	c := r.newCtx()
+	c.name, c.level, c.kind, c.task = strconv.Itoa(id), parent.level+1, k, t
 	if r.hashing {
 		c.base = mix(wordsDigest(before), uint64(k))
 		c.hist = c.base
@@ -1113,10 +1213,11 @@ func (r *runner) interrupt(parent *ctx, id int, k EventKind, at Pos) {
 		r.tracef(c, TraceExit, "%s %d returns to %s", k, id, parent.name)
 		r.tracePicture(parent.level, fmt.Sprintf("after %s %d", k, id), t)
 	}
+	r.freeCtx(c)
 	if r.stopped || r.opt.NoOracles {
 		return
 	}
-	r.checkTransparent(parent, before)
+	r.checkTransparentOnce(parent, before)
 	r.ver++
 }
 
@@ -1262,6 +1363,6 @@ func (r *runner) quiescent() {
 		r.opt.Observe.Quiescent(r.m)
 	}
 	if !r.opt.NoOracles {
-		r.checkModel()
+		r.checkModelOnce()
 	}
 }

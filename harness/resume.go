@@ -1,0 +1,248 @@
+package harness
+
+import (
+	"github.com/fgcheck/fgcheck/fgraph"
+	"github.com/fgcheck/fgcheck/model"
+)
+
+// Prefix sharing: a run resumes from the last quiescent point it shares with
+// an earlier run instead of running its prefix again.
+//
+// The DFS re-runs the prefix of the previous run: every choice before the
+// one next() changed is replayed (reuse.go). A context's state lives on the
+// Go stack, so a run cannot resume at an arbitrary choice point; but at a
+// task-level quiescent point (between two ops of a task program, after the
+// deferred halves of remote actions ran) no context is in flight: the
+// interrupts have returned, the store buffers are empty, and what the rest
+// of the run depends on is data: memory and the machine's bookkeeping
+// (fgraph.MachineState), the model, the task contexts, the task program
+// counters, the choices spent and the region orders chosen, the schedule,
+// violations and known findings so far, the oracles' positions and flags.
+// A snap holds all of it; a run whose first `points` choices are those of
+// the run that took the snap restores it, sets the DFS past those choices,
+// and goes on with the task programs from there. The port stays a plain
+// mirror of fgraph.c: nothing of it is resumed, only the harness's data.
+//
+// The snaps form a stack along the current DFS path, one per number of
+// choices consumed (the deepest quiescent point with that number, the one
+// that got furthest). Before a run whose shared prefix ends before choice
+// point `until`, the snaps taken after more than `until` choices are
+// dropped; the top one is restored. The run then takes a snap at each
+// quiescent point while it can still make a choice.
+//
+// Off with a trace, an observer, an OnChoice callback or a compiled target
+// (their output or side effects come from the code running). With the
+// state cache the contexts' input digests are part of the task contexts
+// saved, so a resumed run looks up the same states. The exact counts,
+// verdicts, coverage and bytes of a schedule are the same as without it
+// (std_test.go's pins; resume_test.go compares std, peer-spin and every
+// mutant with it on and off; cache_test.go the cache with it).
+
+// snap is the state of a run at a task-level quiescent point.
+type snap struct {
+	points int // choice points consumed
+	cur    int // the task on the CPU
+	mach   fgraph.MachineState
+	model  *model.State
+	tasks  []ctx // the task contexts (store buffers empty)
+	pc     []int
+	used   []bool // remoteUsed
+	orders []orderRec
+	finish []func()
+
+	pending             [model.Slots]int
+	kUsed, rUsed, eUsed int
+	nextID              int
+	events              []Event
+	ords                []Order
+	viol, known         []Violation
+	aliasDep            bool
+	logSeen, warnSeen   int
+	ver, checked        uint64
+	inReserveWindow     bool
+	staleRetp           bool
+	clobbered           bool
+	clobberedFixes      []wordFix
+	clobberSpread       bool
+	directRace          bool
+	steps               int64
+	nchecks             int // reuse records
+	ncov                int // coverage log
+}
+
+// snapDrop, in tests, names a part of the state restoreSnap leaves out
+// (resume_test.go: the comparison must notice).
+var snapDrop string
+
+// orderRec is one entry of the chosen region orders (runner.orders,
+// runner.drops).
+type orderRec struct {
+	region      fgraph.Site
+	sites, drop []fgraph.Site
+	hasDrop     bool
+}
+
+// snaps is a runner's stack of snaps along the DFS path, and the one the
+// next run resumes from.
+type snaps struct {
+	stack []*snap
+	n     int   // live entries of stack (the rest is storage to reuse)
+	from  *snap // the snap the current run resumed from, or nil
+	// cov logs the run's coverage events (covEvent), so that a run that
+	// resumes counts those of the prefix it skips.
+	cov []uint32
+}
+
+// startRun drops the snaps that a run whose choices before choice point
+// until are shared does not share, and picks the deepest one left.
+func (s *snaps) startRun(until int) {
+	for s.n > 0 && s.stack[s.n-1].points > until {
+		s.n--
+	}
+	s.from = nil
+	if s.n > 0 {
+		s.from = s.stack[s.n-1]
+	}
+}
+
+// Coverage events, logged while snaps are on.
+const (
+	covHit    = 1 << 31
+	covCommit = 0
+)
+
+// covHitAt counts an interrupt delivered at s (coverage), logged.
+func (r *runner) covHitAt(s fgraph.Site, level int) {
+	if r.snaps != nil {
+		r.snaps.cov = append(r.snaps.cov, covHit|uint32(s)<<8|uint32(level))
+	}
+	if r.cov != nil {
+		r.cov.hit(s, level)
+	}
+}
+
+// covCommitAt counts a commit at s (coverage), logged.
+func (r *runner) covCommitAt(s fgraph.Site) {
+	if r.snaps != nil {
+		r.snaps.cov = append(r.snaps.cov, covCommit|uint32(s)<<8)
+	}
+	if r.cov != nil {
+		r.cov.commit(s)
+	}
+}
+
+// takeSnap saves the state at a task-level quiescent point of task cur,
+// unless no choice can follow (the snap would serve no later run).
+func (r *runner) takeSnap(cur int) {
+	s := r.snaps
+	b := r.sc.Bound
+	if r.stopped || b.spent(r.kUsed, r.rUsed, r.eUsed) {
+		return
+	}
+	var p *snap
+	switch {
+	case s.n > 0 && s.stack[s.n-1].points == r.points:
+		p = s.stack[s.n-1] // the same choices, further on
+	case s.n < len(s.stack):
+		p = s.stack[s.n]
+		s.n++
+	default:
+		p = &snap{}
+		s.stack = append(s.stack, p)
+		s.n++
+	}
+	p.points, p.cur = r.points, cur
+	r.m.SaveState(&p.mach)
+	p.model = r.model.Clone()
+	p.tasks = p.tasks[:0]
+	for _, c := range r.taskCt {
+		p.tasks = append(p.tasks, *c)
+	}
+	p.pc = append(p.pc[:0], r.pc...)
+	p.used = append(p.used[:0], r.remoteUsed...)
+	p.orders = p.orders[:0]
+	for reg, sites := range r.orders {
+		d, ok := r.drops[reg]
+		p.orders = append(p.orders, orderRec{region: reg, sites: sites, drop: d, hasDrop: ok})
+	}
+	p.finish = append(p.finish[:0], r.finish...)
+	p.pending = r.pending
+	p.kUsed, p.rUsed, p.eUsed, p.nextID = r.kUsed, r.rUsed, r.eUsed, r.nextID
+	p.events = append(p.events[:0], r.sched.Events...)
+	p.ords = append(p.ords[:0], r.sched.Orders...)
+	p.viol = append(p.viol[:0], r.res.Violations...)
+	p.known = append(p.known[:0], r.res.Known...)
+	p.aliasDep = r.aliasDep
+	p.logSeen, p.warnSeen = r.logSeen, r.warnSeen
+	p.ver, p.checked = r.ver, r.checked
+	p.inReserveWindow, p.staleRetp, p.clobbered, p.directRace = r.inReserveWindow, r.staleRetp, r.clobbered, r.directRace
+	p.clobberedFixes, p.clobberSpread = append(p.clobberedFixes[:0], r.clobberedFixes...), r.clobberSpread
+	if r.reader != "" || r.rd.on || r.probe {
+		internalf("resume: a snap taken while a reader runs")
+	}
+	p.steps = r.steps
+	p.nchecks = -1
+	if r.reuse != nil {
+		p.nchecks = len(r.reuse.cur)
+	}
+	p.ncov = len(s.cov)
+}
+
+// restoreSnap returns a reset runner to the state p saved.
+func (r *runner) restoreSnap(p *snap) {
+	r.m.RestoreState(&p.mach)
+	if snapDrop != "model" {
+		r.model = p.model.Clone()
+	}
+	for i, c := range r.taskCt {
+		buf, spare, restBuf := c.buf[:0], c.spare, c.restBuf
+		*c = p.tasks[i]
+		c.buf, c.spare, c.restBuf, c.rest = buf, spare, restBuf, nil
+		c.entry, c.pop, c.resv = nil, nil, nil
+		c.stored = append([]fgraph.Addr(nil), p.tasks[i].stored...) // not the snap's backing array
+	}
+	copy(r.pc, p.pc)
+	copy(r.remoteUsed, p.used)
+	for _, o := range p.orders {
+		if snapDrop == "orders" {
+			break
+		}
+		r.orders[o.region] = o.sites
+		if o.hasDrop {
+			r.drops[o.region] = o.drop
+		}
+	}
+	r.finish = append(r.finish[:0], p.finish...)
+	r.pending = p.pending
+	r.kUsed, r.rUsed, r.eUsed, r.nextID = p.kUsed, p.rUsed, p.eUsed, p.nextID
+	r.points = p.points
+	r.sched.Events = append([]Event(nil), p.events...)
+	r.sched.Orders = append([]Order(nil), p.ords...)
+	r.res.Violations = append([]Violation(nil), p.viol...)
+	r.res.Known = append([]Violation(nil), p.known...)
+	r.aliasDep = p.aliasDep
+	r.logSeen, r.warnSeen = p.logSeen, p.warnSeen
+	r.ver, r.checked = p.ver, p.checked
+	r.inReserveWindow, r.staleRetp, r.clobbered, r.directRace = p.inReserveWindow, p.staleRetp, p.clobbered, p.directRace
+	r.clobberedFixes, r.clobberSpread = append(r.clobberedFixes[:0], p.clobberedFixes...), p.clobberSpread
+	r.steps = p.steps
+	if r.reuse != nil {
+		u := r.reuse
+		if p.nchecks < 0 || p.nchecks > len(u.prev) {
+			internalf("resume: a snap with %d check records, %d in the previous run", p.nchecks, len(u.prev))
+		}
+		u.cur = append(u.cur[:0], u.prev[:p.nchecks]...)
+	}
+	s := r.snaps
+	s.cov = s.cov[:p.ncov]
+	if r.cov != nil {
+		for _, e := range s.cov {
+			site := fgraph.Site(e >> 8 & 0x7fffff)
+			if e&covHit != 0 {
+				r.cov.hit(site, int(e&0xff))
+			} else {
+				r.cov.commit(site)
+			}
+		}
+	}
+}
