@@ -172,7 +172,13 @@ func TestCacheIncompleteStateCaught(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"machine", "orders", "verdicts", "contexts"} {
+	// Memory (the machine component) is no longer caught here: since every
+	// further use of a plain load feeds the contexts' input digests (loads
+	// by kind) and the in-place checks are replayed from records, memory
+	// is implied by the contexts at every choice point of peer-spin, std at
+	// C=1 and every corpus scenario (measured 1 Dec 2026). It stays in the
+	// state: nothing guarantees that for every scenario.
+	for _, name := range []string{"orders", "verdicts", "contexts"} {
 		if !slices.Contains(caught, name) {
 			t.Errorf("a state without %s was not caught by the comparison", name)
 		}
