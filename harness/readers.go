@@ -87,6 +87,18 @@ func (r *runner) inPlaceReader() string {
 // yield point (checkInPlace).
 func (r *runner) checkReaders(c *ctx, s fgraph.Site) {
 	t := r.m.Current
+	m := r.m
+	if m.Mem[m.TaskBase(t)+fgraph.TaskRetStack] != 0 {
+		// Not a reader's check: a curr_ret_stack outside the stack means
+		// the next read of ret_stack[curr_ret_stack - 1], by the task's own
+		// push, reservation or pop or by any unwinder, is a wild access (on
+		// a compiled target, of the process itself), so it is reported here,
+		// before any code reads it.
+		if curr := int(int64(m.Mem[m.TaskBase(t)+fgraph.TaskCurr])); curr < 0 || curr > r.cfg.StackWords {
+			r.violate(OracleUnwinder, fmt.Sprintf("task%d at %s: curr_ret_stack %d outside [0, %d]: the next read of ret_stack[curr_ret_stack - 1] is outside the shadow stack", t, s, curr, r.cfg.StackWords))
+			return
+		}
+	}
 	defer func(prev string) { r.reader = prev }(r.reader)
 	defer func(prev readerCall) { r.rd = prev }(r.rd)
 	if r.sc.AnyReader {
