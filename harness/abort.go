@@ -152,7 +152,7 @@ func (r *runner) fatal(msg string) {
 	if len(r.ctxs) > 0 {
 		at = r.top().name
 	}
-	v := Violation{Oracle: OraclePanic, Msg: msg, At: at, AliasDependent: r.aliasDep, Reader: r.reader}
+	v := Violation{Oracle: OraclePanic, Msg: msg, At: at, AliasDependent: r.aliasDep, Reader: r.rd.name}
 	r.res.Violations = append(r.res.Violations, v)
 	r.traceViolation(TraceViolation, "VIOLATION", v)
 	wasStopped := r.stopped

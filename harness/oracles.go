@@ -30,7 +30,7 @@ func (r *runner) violate(oracle, msg string) {
 		c := r.top()
 		at = c.name
 	}
-	v := Violation{Oracle: oracle, Msg: msg, At: at, AliasDependent: r.aliasDep, Reader: r.reader}
+	v := Violation{Oracle: oracle, Msg: msg, At: at, AliasDependent: r.aliasDep, Reader: r.rd.name}
 	k := r.known(v)
 	if r.probe {
 		// A counterfactual re-run (readers.go): only a violation that is

@@ -99,11 +99,16 @@ func (r *runner) checkReaders(c *ctx, s fgraph.Site) {
 			return
 		}
 	}
-	defer func(prev string) { r.reader = prev }(r.reader)
-	defer func(prev readerCall) { r.rd = prev }(r.rd)
+	prev := r.rd // an unwind op's walk, when this yield is inside it
+	r.inPlaceReaders(c, s, t)
+	r.rd = prev
+}
+
+// inPlaceReaders is checkReaders' walks: the any-instant walker when it is
+// on, then the callchain.
+func (r *runner) inPlaceReaders(c *ctx, s fgraph.Site, t int) {
 	if r.sc.AnyReader {
-		r.reader = ReaderAny
-		r.rd = readerCall{on: true, walk: true, cur: t, t: t, values: true}
+		r.rd = readerCall{name: ReaderAny, on: true, walk: true, cur: t, t: t, values: true}
 		starts, err := r.walk(t)
 		if err != "" {
 			r.violate(OracleUnwinder, fmt.Sprintf("task%d at %s: %s", t, s, err))
@@ -114,8 +119,7 @@ func (r *runner) checkReaders(c *ctx, s fgraph.Site) {
 			return
 		}
 	}
-	r.reader = r.inPlaceReader()
-	r.rd = readerCall{on: true, cur: t, t: t, values: true}
+	r.rd = readerCall{name: r.inPlaceReader(), on: true, cur: t, t: t, values: true}
 	r.checkRetAddrs(t, t, c, false, true)
 }
 
@@ -123,24 +127,25 @@ func (r *runner) checkReaders(c *ctx, s fgraph.Site) {
 // running, /proc/PID/stack when it is (its addresses are not judged unless
 // the any-instant walker is on).
 func (r *runner) remoteUnwind(c *ctx, t int) {
-	defer func(prev string, rd readerCall) { r.reader, r.rd = prev, rd }(r.reader, r.rd)
-	values := true
+	prev := r.rd
+	r.rd = readerCall{name: ReaderLivepatch, on: true, cur: fgraph.NoTask, t: t, values: true}
 	switch {
 	case t != r.m.Current:
-		r.reader = ReaderLivepatch
 	case r.sc.AnyReader:
-		r.reader = ReaderAny
+		r.rd.name = ReaderAny
 	default:
-		r.reader, values = ReaderProcStack, false
+		r.rd.name, r.rd.values = ReaderProcStack, false
 	}
-	r.rd = readerCall{on: true, cur: fgraph.NoTask, t: t, values: values}
-	r.checkRetAddrs(fgraph.NoTask, t, c, true, values)
+	r.checkRetAddrs(fgraph.NoTask, t, c, true, r.rd.values)
+	r.rd = prev
 }
 
-// readerCall is the stack walk running now, so that an allowance can run
-// it again on a counterfactual memory (passesWith). With frames, it is a
-// callback's walk of its own task's get_ret_stack() chain, n+1 frames down.
+// readerCall is the reader running now: its name, for Violation.Reader,
+// and, when on, its stack walk, so that an allowance can run it again on a
+// counterfactual memory (passesWith). With frames, it is a callback's walk
+// of its own task's get_ret_stack() chain, n+1 frames down.
 type readerCall struct {
+	name                     string
 	on, walk, values, frames bool
 	cur, t, n                int
 }
@@ -152,22 +157,17 @@ type readerCall struct {
 func (r *runner) callbackReader(c *ctx, s fgraph.Site, f fgraph.Fence) {
 	switch f {
 	case fgraph.CallIn:
-		r.cbReader, r.cbRd = r.reader, r.rd
-		r.reader = ReaderRetrieve
+		r.cbRd = r.rd
+		r.rd = readerCall{name: ReaderRetrieve, on: true, frames: true, cur: c.task, t: c.task, n: r.parentDepth}
 		if s == fgraph.SiteGetRetStackCall {
-			r.reader = ReaderProfiler
+			r.rd.name = ReaderProfiler
 		}
-		n := 0
-		for _, u := range r.sc.Users {
-			n = max(n, u.ParentDepth)
-		}
-		r.rd = readerCall{on: true, frames: true, cur: c.task, t: c.task, n: n}
 	case fgraph.CallOut:
 		if r.inReserveWindow && !c.windowRead {
 			c.windowRead = r.readDiffers(c.task, r.rd.n, r.reserveWindowFixes())
 		}
 		r.checkWarnings(c)
-		r.reader, r.rd = r.cbReader, r.cbRd
+		r.rd = r.cbRd
 	}
 }
 
@@ -189,15 +189,9 @@ func (r *runner) readDiffers(t, n int, fixes []wordFix) bool {
 		return f, ok, warned
 	}
 	f0, ok0, w0 := walk()
-	saved := make([]fgraph.Word, len(fixes))
-	for i, f := range fixes {
-		saved[i] = m.Mem[f.addr]
-		m.Poke(f.addr, f.val) // and the compiled core's memory
-	}
-	f1, ok1, w1 := walk()
-	for i := len(fixes) - 1; i >= 0; i-- {
-		m.Poke(fixes[i].addr, saved[i])
-	}
+	var f1 fgraph.Frame
+	var ok1, w1 bool
+	r.withFixes(fixes, func() { f1, ok1, w1 = walk() })
 	return f0 != f1 || ok0 != ok1 || w0 != w1
 }
 
@@ -205,6 +199,21 @@ func (r *runner) readDiffers(t, n int, fixes []wordFix) bool {
 type wordFix struct {
 	addr fgraph.Addr
 	val  fgraph.Word
+}
+
+// withFixes runs f with the words in fixes at their intended values, in
+// memory and in a compiled core's (Machine.Poke), and puts them back.
+func (r *runner) withFixes(fixes []wordFix, f func()) {
+	var buf [8]fgraph.Word
+	saved := buf[:0]
+	for _, x := range fixes {
+		saved = append(saved, r.m.Mem[x.addr])
+		r.m.Poke(x.addr, x.val)
+	}
+	f()
+	for i := len(fixes) - 1; i >= 0; i-- {
+		r.m.Poke(fixes[i].addr, saved[i])
+	}
 }
 
 // passesWith reports whether the reader running now (r.rd) finds nothing
@@ -217,14 +226,6 @@ func (r *runner) passesWith(fixes []wordFix) bool {
 		return false // no counterfactual inside a counterfactual
 	}
 	m := r.m
-	var saved [8]fgraph.Word
-	if len(fixes) > len(saved) {
-		return false
-	}
-	for i, f := range fixes {
-		saved[i] = m.Mem[f.addr]
-		m.Poke(f.addr, f.val) // and the compiled core's memory
-	}
 	probe, fail, stale, nw := r.probe, r.probeFail, r.staleRetp, len(m.Warnings)
 	r.probe, r.probeFail = true, false
 	if rd := r.rd; rd.frames {
@@ -232,7 +233,7 @@ func (r *runner) passesWith(fixes []wordFix) bool {
 		defer m.SetHooks(r)
 	}
 	rd := r.rd
-	func() {
+	r.withFixes(fixes, func() {
 		defer func() {
 			if recover() != nil {
 				r.probeFail = true
@@ -255,13 +256,10 @@ func (r *runner) passesWith(fixes []wordFix) bool {
 		if !r.probeFail {
 			r.checkRetAddrs(rd.cur, rd.t, nil, false, rd.values)
 		}
-	}()
+	})
 	ok := !r.probeFail
 	r.probe, r.probeFail, r.staleRetp, r.rd = probe, fail, stale, rd
 	m.Warnings = m.Warnings[:nw]
-	for i := len(fixes) - 1; i >= 0; i-- {
-		m.Poke(fixes[i].addr, saved[i])
-	}
 	return ok
 }
 
@@ -272,9 +270,10 @@ func (r *runner) checkProfilerEntry(rec fgraph.Record, fn int) {
 		return
 	}
 	if want := fgraph.FuncAddr(fn); rec.Prof[0] != want {
-		defer func(prev string) { r.reader = prev }(r.reader)
-		r.reader = ReaderProfiler
+		prev := r.rd
+		r.rd = readerCall{name: ReaderProfiler}
 		r.violate(OracleRetAddr, fmt.Sprintf("entryfunc of user %d for func %#x: ftrace_graph_get_ret_stack(current, 0) returned the frame of %#x", rec.Ops, want, rec.Prof[0]))
+		r.rd = prev
 	}
 }
 
@@ -296,8 +295,8 @@ func (r *runner) checkProfilerReturn(t int, rec fgraph.Record, e model.RetCall, 
 	if n := len(exp) - depth; n >= 0 {
 		parent = &exp[n]
 	}
-	defer func(prev string) { r.reader = prev }(r.reader)
-	r.reader = ReaderProfiler
+	defer func(prev readerCall) { r.rd = prev }(r.rd)
+	r.rd = readerCall{name: ReaderProfiler}
 	if len(rec.Prof) == 2 {
 		var want fgraph.Word
 		if parent != nil {
@@ -372,20 +371,11 @@ func (r *runner) modelPassesWith(fixes []wordFix) bool {
 	if r.probe {
 		return false
 	}
-	m := r.m
-	saved := make([]fgraph.Word, len(fixes))
-	for i, f := range fixes {
-		saved[i] = m.Mem[f.addr]
-		m.Poke(f.addr, f.val) // and the compiled core's memory
-	}
 	probe, fail := r.probe, r.probeFail
 	r.probe, r.probeFail = true, false
-	r.checkModel()
+	r.withFixes(fixes, r.checkModel)
 	ok := !r.probeFail
 	r.probe, r.probeFail = probe, fail
-	for i := len(fixes) - 1; i >= 0; i-- {
-		m.Poke(fixes[i].addr, saved[i])
-	}
 	return ok
 }
 

@@ -177,7 +177,7 @@ func (r *runner) takeSnap(cur int) {
 	p.ver, p.checked = r.ver, r.checked
 	p.inReserveWindow, p.staleRetp, p.clobbered, p.directRace = r.inReserveWindow, r.staleRetp, r.clobbered, r.directRace
 	p.clobberedFixes, p.clobberSpread = append(p.clobberedFixes[:0], r.clobberedFixes...), r.clobberSpread
-	if r.reader != "" || r.rd.on || r.probe {
+	if r.rd != (readerCall{}) || r.probe {
 		internalf("resume: a snap taken while a reader runs")
 	}
 	p.steps = r.steps

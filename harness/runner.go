@@ -206,14 +206,13 @@ type runner struct {
 	// direct mode while this CPU was between reading the static key and
 	// using fgraph_direct_gops (known finding direct-switch-race).
 	directRace bool
-	// reader is the reader running now, for Violation.Reader; rd is its
-	// walk, for a counterfactual re-run (readers.go). probe: such a re-run
-	// is on, and violate only sets probeFail.
-	reader           string
-	rd               readerCall
-	cbReader         string // the reader and walk a callback's read interrupted
-	cbRd             readerCall
+	// rd is the reader running now (readers.go), for Violation.Reader and
+	// a counterfactual re-run; cbRd is the one a callback's read
+	// interrupted. probe: such a re-run is on, and violate only sets
+	// probeFail. parentDepth is the deepest Ops.ParentDepth of the users.
+	rd, cbRd         readerCall
 	probe, probeFail bool
+	parentDepth      int
 	tr               *tracer
 	remoteCtx        *ctx // the remote action running, while traced
 	// compiled: the core is compiled code (Scenario.Target): each store
@@ -367,6 +366,7 @@ func newRunner(sc *Scenario) (*runner, error) {
 		NoFilter: sc.Variant == fgraph.Seed, NoData: sc.Variant == fgraph.Seed,
 	}
 	for _, u := range sc.Users {
+		r.parentDepth = max(r.parentDepth, u.ParentDepth)
 		o := m.AddOps(&fgraph.Ops{Name: u.Name, Filter: u.Filter, Accept: u.Accept, DataBytes: u.DataBytes, CallInEntry: u.CallInEntry, RejectAfter: u.RejectAfter, ParentDepth: u.ParentDepth})
 		r.ops = append(r.ops, o)
 	}
@@ -410,7 +410,7 @@ func (r *runner) reset() {
 	r.pending = [model.Slots]int{}
 	r.kUsed, r.rUsed, r.eUsed, r.nextID, r.points, r.direct = 0, 0, 0, 0, 0, 0
 	r.sched = Schedule{}
-	r.aliasDep, r.stopped, r.clobbered, r.remoteCtx, r.reader, r.rd = false, false, false, nil, "", readerCall{}
+	r.aliasDep, r.stopped, r.clobbered, r.remoteCtx, r.rd = false, false, false, nil, readerCall{}
 	r.clobberedFixes, r.clobberSpread = r.clobberedFixes[:0], false
 	r.logSeen, r.warnSeen = 0, 0
 	r.ver, r.checked = 1, 0
@@ -723,10 +723,10 @@ func (r *runner) unwind(c *ctx, t int, viaShim bool) {
 		r.direct++
 		defer func() { r.direct-- }()
 	}
-	defer func(prev string, rd readerCall) { r.reader, r.rd = prev, rd }(r.reader, r.rd)
-	r.reader = ReaderStackTrace
-	r.rd = readerCall{on: true, cur: t, t: t, values: true}
+	prev := r.rd
+	r.rd = readerCall{name: ReaderStackTrace, on: true, cur: t, t: t, values: true}
 	r.checkRetAddrs(t, t, c, true, true)
+	r.rd = prev
 }
 
 // nestedCall runs the traced call an entry callback makes (Ops.CallInEntry)
