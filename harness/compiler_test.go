@@ -14,6 +14,13 @@ import (
 // returns the distinct sequences of commits each run made, as strings.
 func tinyOutcomes(t *testing.T, alias bool, prog func(r *runner)) []string {
 	t.Helper()
+	return tinyExplore(t, alias, prog, func(*runner) string { return "" })
+}
+
+// tinyExplore is tinyOutcomes with each run's sequence prefixed by
+// label(r) at the run's end.
+func tinyExplore(t *testing.T, alias bool, prog func(r *runner), label func(r *runner) string) []string {
+	t.Helper()
 	sc := &Scenario{Name: "tiny", Variant: fgraph.Latest, StackWords: 64, Tasks: [][]Op{{}},
 		Bound: Bound{R: 4}, Alias: alias}
 	r, err := newRunner(sc)
@@ -38,7 +45,7 @@ func tinyOutcomes(t *testing.T, alias bool, prog func(r *runner)) []string {
 				commits = append(commits, "-"+strings.Fields(l[i:])[1])
 			}
 		}
-		seen[strings.Join(commits, " ")] = true
+		seen[label(r)+strings.Join(commits, " ")] = true
 		if !d.next() {
 			break
 		}
@@ -271,42 +278,12 @@ func TestRereadWhereTheCompilerMay(t *testing.T) {
 // that only the no-alias model allows), else "no-alias".
 func tinyRuns(t *testing.T, alias bool, prog func(r *runner)) []string {
 	t.Helper()
-	sc := &Scenario{Name: "tiny", Variant: fgraph.Latest, StackWords: 64, Tasks: [][]Op{{}},
-		Bound: Bound{R: 4}, Alias: alias}
-	r, err := newRunner(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[string]bool{}
-	d := &dfs{zero: true}
-	for {
-		r.reset()
-		r.ch, r.opt, r.res = d, RunOptions{NoOracles: true}, &Result{}
-		r.tr = &tracer{}
-		r.m.SetHooks(r)
-		r.ctxs = append(r.ctxs[:0], r.taskCt[0])
-		prog(r)
-		var commits []string
-		for _, l := range TraceText(r.tr.events) {
-			if i := strings.Index(l, "commit "); i >= 0 {
-				commits = append(commits, strings.Fields(l[i:])[1])
-			}
-		}
-		model := "kbuild"
+	return tinyExplore(t, alias, prog, func(r *runner) string {
 		if r.aliasDep {
-			model = "no-alias"
+			return "no-alias: "
 		}
-		seen[model+": "+strings.Join(commits, " ")] = true
-		if !d.next() {
-			break
-		}
-	}
-	var out []string
-	for k := range seen {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+		return "kbuild: "
+	})
 }
 
 // TestKbuildRunsAreAliasRuns: the runs the no-alias model marks as
