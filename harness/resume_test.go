@@ -35,24 +35,7 @@ func TestResumeSound(t *testing.T) {
 	}
 	for i, sc := range soundScenarios() {
 		t.Run(sc.Name, func(t *testing.T) {
-			type mode struct {
-				name string
-				sc   *Scenario
-				opt  ExploreOptions
-			}
-			var modes []mode
-			if i < 2 {
-				modes = append(modes, mode{"complete", sc, ExploreOptions{RunOptions: RunOptions{KeepGoing: true}}})
-			} else {
-				small := *sc
-				small.Bound.C = 1
-				modes = append(modes, mode{"complete C=1", &small, ExploreOptions{RunOptions: RunOptions{KeepGoing: true}}})
-				if !sc.Mutant.Info().Control {
-					// (A control runs the whole std bound; std itself is
-					// compared above.)
-					modes = append(modes, mode{"first kill", sc, ExploreOptions{StopAtFirst: true}})
-				}
-			}
+			modes := soundModes(i, sc) // cache_test.go
 			for _, m := range modes {
 				var plain string
 				withoutResume(func() { plain = exploredFull(t, m.sc, m.opt) })
