@@ -1,6 +1,9 @@
 package fgraph
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // accepted lists the functions whose entry user k accepted, in log order.
 func accepted(m *Machine, k int) []int {
@@ -11,18 +14,6 @@ func accepted(m *Machine, k int) []int {
 		}
 	}
 	return out
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestTaskVarNotrace: fgraph_get_task_var() is the word
@@ -63,7 +54,7 @@ func TestTaskVarNotrace(t *testing.T) {
 			if !m.Call(5, false) {
 				t.Errorf("f5 after the notrace function not traced")
 			}
-			if got, want := accepted(m, g.k), []int{1, 2, 4, 5}; !equalInts(got, want) {
+			if got, want := accepted(m, g.k), []int{1, 2, 4, 5}; !slices.Equal(got, want) {
 				t.Errorf("accepted %v, want %v", got, want)
 			}
 		})
@@ -96,7 +87,7 @@ func TestTaskVarNotraceClearedByBit0(t *testing.T) {
 		if fix {
 			want = []int{2}
 		}
-		if !equalInts(got, want) {
+		if !slices.Equal(got, want) {
 			t.Errorf("no-bit0=%v: graph tracer accepted %v, want %v", fix, got, want)
 		}
 	}

@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/google/go-cmp/cmp"
@@ -46,7 +47,7 @@ func equalTask(a, b *model.Task) bool {
 			return false
 		}
 		for j := range x.Data {
-			if x.Data[j].Idx != y.Data[j].Idx || !equalWords(x.Data[j].Words, y.Data[j].Words) {
+			if x.Data[j].Idx != y.Data[j].Idx || !slices.Equal(x.Data[j].Words, y.Data[j].Words) {
 				return false
 			}
 		}

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/fgcheck/fgcheck/fgraph"
@@ -444,7 +445,7 @@ func (r *runner) checkEntries(c *ctx, fn int, res model.CallResult) {
 				fn, i, rec.Ops, rec.Idx, rec.Gen, rec.Accepted, e.User, e.Idx, e.Gen, e.Accepted))
 			return
 		}
-		if !equalWords(rec.Data, e.Data) {
+		if !slices.Equal(rec.Data, e.Data) {
 			r.violate(OracleCallback, fmt.Sprintf("call %d: user %d wrote %x, model expects %x", fn, e.User, rec.Data, e.Data))
 			return
 		}
@@ -494,7 +495,7 @@ func (r *runner) checkReturn(c *ctx, mr model.ReturnResult, recs []fgraph.Record
 			r.violate(OracleCallback, fmt.Sprintf("return: retfunc of user %d got func %#x, the frame is %#x", rec.Ops, rec.Func, f.Func))
 			return nil
 		}
-		if !equalWords(rec.Data, e.Data) {
+		if !slices.Equal(rec.Data, e.Data) {
 			r.violate(OracleCallback, fmt.Sprintf("return from func %#x: user %d retrieved %x, the frame holds %x for idx %d", f.Func, rec.Ops, rec.Data, e.Data, e.Idx))
 			return nil
 		}
@@ -521,18 +522,6 @@ func (r *runner) checkReturn(c *ctx, mr model.ReturnResult, recs []fgraph.Record
 		}
 	}
 	return recs[n:]
-}
-
-func equalWords(a, b []fgraph.Word) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // checkModel is oracle 3 at a quiescent point: every task's words abstract

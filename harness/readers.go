@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/fgcheck/fgcheck/fgraph"
 	"github.com/fgcheck/fgcheck/model"
@@ -325,7 +326,7 @@ func (r *runner) checkProfilerReturn(t int, rec fgraph.Record, e model.RetCall, 
 			}
 		}
 	}
-	if !equalWords(rec.Parent, want) {
+	if !slices.Equal(rec.Parent, want) {
 		r.violate(OracleCallback, fmt.Sprintf("retfunc of user %d for func %#x: fgraph_retrieve_parent_data(%d, &size, %d) returned %x, the parent frame (func %#x) holds %x", rec.Ops, f.Func, e.Idx, depth, rec.Parent, pf, want))
 	}
 }
