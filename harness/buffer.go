@@ -429,9 +429,11 @@ func (r *runner) onCommit(c *ctx, st pending) {
 		// fgraph_reserve_data() builds the DATA word's offset from the word
 		// below it: a clobbered DATA word still wrong there spreads into
 		// this one (known finding reserve-reorder).
-		curr := int(int64(r.m.Mem[r.m.TaskBase(c.task)+fgraph.TaskCurr]))
-		if curr > 0 && r.stillClobbered(r.m.WordAddr(c.task, curr-1)) {
-			r.clobberSpread = true
+		if r.clobbered {
+			curr := int(int64(r.m.Mem[r.m.TaskBase(c.task)+fgraph.TaskCurr]))
+			if curr > 0 && r.stillClobbered(r.m.WordAddr(c.task, curr-1)) {
+				r.clobberSpread = true
+			}
 		}
 	}
 	if st.site == fgraph.SiteReserveW2 && c.resv != nil {

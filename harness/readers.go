@@ -179,21 +179,25 @@ func (r *runner) readDiffers(t, n int, fixes []wordFix) bool {
 	if len(fixes) == 0 {
 		return false
 	}
+	f0, ok0, w0 := r.frameWalk(t, n)
+	var f1 fgraph.Frame
+	var ok1, w1 bool
+	r.withFixes(fixes, func() { f1, ok1, w1 = r.frameWalk(t, n) })
+	return f0 != f1 || ok0 != ok1 || w0 != w1
+}
+
+// frameWalk is ftrace_graph_get_ret_stack(t, n) reading memory directly
+// (no yield, no hooks): the frame, whether there was one, and whether the
+// walk WARNed (the warning is not kept).
+func (r *runner) frameWalk(t, n int) (fgraph.Frame, bool, bool) {
 	m := r.m
 	m.SetHooks(nil)
 	defer m.SetHooks(r)
 	nw := len(m.Warnings)
-	walk := func() (fgraph.Frame, bool, bool) {
-		f, ok := m.FtraceGraphGetRetStack(t, n)
-		warned := len(m.Warnings) > nw
-		m.Warnings = m.Warnings[:nw]
-		return f, ok, warned
-	}
-	f0, ok0, w0 := walk()
-	var f1 fgraph.Frame
-	var ok1, w1 bool
-	r.withFixes(fixes, func() { f1, ok1, w1 = walk() })
-	return f0 != f1 || ok0 != ok1 || w0 != w1
+	f, ok := m.FtraceGraphGetRetStack(t, n)
+	warned := len(m.Warnings) > nw
+	m.Warnings = m.Warnings[:nw]
+	return f, ok, warned
 }
 
 // wordFix is a word and the value it would hold but for a known finding.
@@ -229,10 +233,6 @@ func (r *runner) passesWith(fixes []wordFix) bool {
 	m := r.m
 	probe, fail, stale, nw := r.probe, r.probeFail, r.staleRetp, len(m.Warnings)
 	r.probe, r.probeFail = true, false
-	if rd := r.rd; rd.frames {
-		m.SetHooks(nil) // read memory directly
-		defer m.SetHooks(r)
-	}
 	rd := r.rd
 	r.withFixes(fixes, func() {
 		defer func() {
@@ -241,8 +241,7 @@ func (r *runner) passesWith(fixes []wordFix) bool {
 			}
 		}()
 		if rd.frames {
-			m.FtraceGraphGetRetStack(rd.t, rd.n)
-			if len(m.Warnings) > nw {
+			if _, _, warned := r.frameWalk(rd.t, rd.n); warned {
 				r.probeFail = true
 			}
 			return
