@@ -391,6 +391,9 @@ func (r *runner) onCommit(c *ctx, st pending) {
 	if !r.opt.NoOracles {
 		r.checkCapacity(c, st)
 	}
+	if len(r.clobberedFixes) > 0 {
+		r.forgetClobbered(st.addr)
+	}
 	F := r.cfg.FrameWords
 	switch st.site {
 	case fgraph.SitePushW3:

@@ -390,6 +390,14 @@ func (r *runner) stillClobbered(a fgraph.Addr) bool {
 	return false
 }
 
+// forgetClobbered drops a clobbered DATA word the code has written since
+// (known finding reserve-reorder): the word now holds a later store of
+// the code, such as a new frame's over a reservation the entry discarded,
+// and setting it back to the reservation's value would break that store.
+func (r *runner) forgetClobbered(a fgraph.Addr) {
+	r.clobberedFixes = slices.DeleteFunc(r.clobberedFixes, func(f wordFix) bool { return f.addr == a })
+}
+
 // wrongClobbered lists the clobbered DATA words still wrong.
 func (r *runner) wrongClobbered() []wordFix {
 	var out []wordFix
