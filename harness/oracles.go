@@ -532,8 +532,8 @@ func (r *runner) checkModel() {
 		if !m.Alive(t) {
 			continue
 		}
-		im := m.View(t) // Abstract copies what it keeps
-		got, err := model.Abstract(r.mcfg, model.Image{HasStack: im.HasStack, Curr: im.Curr, Depth: im.Depth, Overrun: im.Overrun, Words: im.Words})
+		im := m.View(t) // got shares the words and r.abs: compared here, not kept
+		got, err := r.abs.Abstract(r.mcfg, model.Image{HasStack: im.HasStack, Curr: im.Curr, Depth: im.Depth, Overrun: im.Overrun, Words: im.Words})
 		if err != nil {
 			r.violate(OracleModel, fmt.Sprintf("task%d: %v", t, err))
 			return

@@ -153,7 +153,7 @@ func (r *runner) takeSnap(cur int) {
 	}
 	p.points, p.cur = r.points, cur
 	r.m.SaveState(&p.mach)
-	p.model = r.model.Clone()
+	p.model = r.model.CopyTo(p.model)
 	p.tasks = p.tasks[:0]
 	for _, c := range r.taskCt {
 		p.tasks = append(p.tasks, *c)
@@ -192,7 +192,7 @@ func (r *runner) takeSnap(cur int) {
 func (r *runner) restoreSnap(p *snap) {
 	r.m.RestoreState(&p.mach)
 	if snapDrop != "model" {
-		r.model = p.model.Clone()
+		r.model = p.model.CopyTo(r.model)
 	}
 	for i, c := range r.taskCt {
 		buf, spare, restBuf := c.buf[:0], c.spare, c.restBuf

@@ -202,6 +202,11 @@ type runner struct {
 	// clobberSpread: the frame over the clobbered word returned while the
 	// word was still wrong (known finding reserve-reorder).
 	clobberSpread bool
+	// model0 is the model's initial state, copied into model at every
+	// reset (model.State.CopyTo reuses model's storage).
+	model0 *model.State
+	// abs is the model oracle's abstraction storage, reused at every check.
+	abs model.Scratch
 	// directRace: during this task-level op, a remote action switched
 	// direct mode while this CPU was between reading the static key and
 	// using fgraph_direct_gops (known finding direct-switch-race).
@@ -390,11 +395,14 @@ func newRunner(sc *Scenario) (*runner, error) {
 
 func (r *runner) reset() {
 	r.m.Reset()
-	users := make([]model.User, len(r.sc.Users))
-	for i, u := range r.sc.Users {
-		users[i] = model.User{Name: u.Name, Filter: u.Filter, Accept: u.Accept, DataWords: (u.DataBytes + 7) / 8, RejectAfter: u.RejectAfter}
+	if r.model0 == nil {
+		users := make([]model.User, len(r.sc.Users))
+		for i, u := range r.sc.Users {
+			users[i] = model.User{Name: u.Name, Filter: u.Filter, Accept: u.Accept, DataWords: (u.DataBytes + 7) / 8, RejectAfter: u.RejectAfter}
+		}
+		r.model0 = model.New(r.mcfg, users, len(r.sc.Tasks))
 	}
-	r.model = model.New(r.mcfg, users, len(r.sc.Tasks))
+	r.model = r.model0.CopyTo(r.model)
 	for _, c := range r.taskCt {
 		c.buf, c.occ, c.entry, c.pop, c.logFrom = c.buf[:0], [fgraph.NumSites]int32{}, nil, nil, 0
 		c.resv, c.irqOff, c.rest, c.inCallback = nil, 0, nil, 0

@@ -164,8 +164,12 @@ func (r *runner) appendState(dst []uint64, drop int) []uint64 {
 			dst = append(dst, uint64(r.kUsed)|uint64(r.rUsed)<<16|uint64(r.eUsed)<<32)
 		case stOrders:
 			// A region chosen once keeps its order at every later instance.
-			dst = appendOrders(dst, r.orders)
-			dst = appendOrders(dst, r.drops)
+			// A region that kept program order differs from one not met
+			// yet only while a reordering is still in the budget: once it
+			// is spent, every region not reordered keeps program order, so
+			// those entries are left out (states that differ only in the
+			// regions they met in program order merge).
+			dst = r.appendOrders(dst, r.rUsed >= r.sc.Bound.R || r.sc.Bound.spent(r.kUsed, r.rUsed, r.eUsed))
 		case stVerdicts:
 			// A known finding is reported once per run; a violation stops
 			// the run (or, with KeepGoing, marks it failed); the flags the
@@ -242,17 +246,26 @@ func boolU(b bool) uint64 {
 	return 0
 }
 
-func appendOrders(dst []uint64, o map[fgraph.Site][]fgraph.Site) []uint64 {
-	keys := make([]fgraph.Site, 0, 4)
-	for k := range o {
-		keys = append(keys, k)
+// appendOrders encodes the region orders chosen so far (runner.orders and
+// runner.drops), sorted by region; with spent, only the reordered ones.
+func (r *runner) appendOrders(dst []uint64, spent bool) []uint64 {
+	var keys [8]fgraph.Site
+	ks := keys[:0]
+	for k, v := range r.orders {
+		if spent && v == nil && r.drops[k] == nil {
+			continue
+		}
+		ks = append(ks, k)
 	}
-	slices.Sort(keys)
-	dst = append(dst, uint64(len(keys)))
-	for _, k := range keys {
-		v := o[k]
-		dst = append(dst, uint64(k), uint64(len(v)), boolU(v == nil))
+	slices.Sort(ks)
+	dst = append(dst, uint64(len(ks)))
+	for _, k := range ks {
+		v, d := r.orders[k], r.drops[k]
+		dst = append(dst, uint64(k), uint64(len(v)), boolU(v == nil), uint64(len(d)))
 		for _, s := range v {
+			dst = append(dst, uint64(s))
+		}
+		for _, s := range d {
 			dst = append(dst, uint64(s))
 		}
 	}

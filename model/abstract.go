@@ -56,7 +56,32 @@ type Meta struct {
 // end in a BITMAP word (possibly under DATA words); a RESERVED word is an
 // error at a quiescent point. The error names the word and what is wrong.
 func Abstract(c Config, im Image) (Task, error) {
-	t, metas, err := AbstractFrames(c, im)
+	var s Scratch
+	t, err := s.Abstract(c, im)
+	return t.own(), err
+}
+
+// AbstractFrames is Abstract without the quiescence requirement: a RESERVED
+// top meta word is allowed and reported in the metas (bottom first).
+func AbstractFrames(c Config, im Image) (Task, []Meta, error) {
+	var s Scratch
+	t, metas, err := s.AbstractFrames(c, im)
+	return t.own(), metas, err
+}
+
+// Scratch holds the storage of an abstraction, for callers that abstract
+// at every step and compare at once (the harness's model oracle): the Task
+// its methods return shares the Scratch's slices and the image's words,
+// and is valid until the next call or until the words change.
+type Scratch struct {
+	frames []Frame
+	metas  []Meta
+	data   []Data
+}
+
+// Abstract is the package's Abstract into s's storage.
+func (s *Scratch) Abstract(c Config, im Image) (Task, error) {
+	t, metas, err := s.AbstractFrames(c, im)
 	if err != nil {
 		return t, err
 	}
@@ -80,9 +105,28 @@ func frameStart(c Config, t Task, i int) int {
 	return n
 }
 
-// AbstractFrames is Abstract without the quiescence requirement: a RESERVED
-// top meta word is allowed and reported in the metas (bottom first).
-func AbstractFrames(c Config, im Image) (Task, []Meta, error) {
+// own copies what t shares with a Scratch and an image.
+func (t Task) own() Task {
+	if t.Frames == nil {
+		return t
+	}
+	t.Frames = slices.Clone(t.Frames)
+	for i := range t.Frames {
+		f := &t.Frames[i]
+		if f.Data == nil {
+			continue
+		}
+		f.Data = slices.Clone(f.Data)
+		for j := range f.Data {
+			f.Data[j].Words = slices.Clone(f.Data[j].Words)
+		}
+	}
+	return t
+}
+
+// AbstractFrames is the package's AbstractFrames into s's storage (the
+// metas too are s's).
+func (s *Scratch) AbstractFrames(c Config, im Image) (Task, []Meta, error) {
 	t := Task{HasStack: im.HasStack, Depth: im.Depth, Overrun: im.Overrun}
 	if !im.HasStack {
 		return t, nil, nil
@@ -90,13 +134,16 @@ func AbstractFrames(c Config, im Image) (Task, []Meta, error) {
 	if im.Curr < 0 || im.Curr > c.MaxOffset() || im.Curr > len(im.Words) {
 		return t, nil, &WordError{Index: -1, Msg: fmt.Sprintf("curr_ret_stack %d outside [0, %d]", im.Curr, c.MaxOffset())}
 	}
-	var rev []Frame
-	var metas []Meta
+	// Frames and each frame's DATA words are met top down; both are
+	// reversed to bottom first.
+	rev, metas, data := s.frames[:0], s.metas[:0], s.data[:0]
+	defer func() { s.frames, s.metas, s.data = rev[:0], metas[:0], data[:0] }()
 	pos := im.Curr
 	for pos > 0 {
 		top := pos - 1
 		w := im.Words[top]
 		var f Frame
+		d0 := len(data)
 		// DATA words, top down.
 		for typ(w) == typeData {
 			off := int(w & offsetMask)
@@ -110,7 +157,7 @@ func AbstractFrames(c Config, im Image) (Task, []Meta, error) {
 			if top-size < 0 {
 				return t, nil, &WordError{top, w, fmt.Sprintf("DATA payload of %d words runs below word 0", size)}
 			}
-			f.Data = append([]Data{{Idx: int((w >> dataIdxShift) & dataIdxMask), Words: append([]uint64(nil), im.Words[top-size:top]...)}}, f.Data...)
+			data = append(data, Data{Idx: int((w >> dataIdxShift) & dataIdxMask), Words: im.Words[top-size : top : top]})
 			next := top - size - 1
 			if next < 0 {
 				return t, nil, &WordError{top, w, "DATA chain has no BITMAP word below it"}
@@ -121,6 +168,10 @@ func AbstractFrames(c Config, im Image) (Task, []Meta, error) {
 				return t, nil, &WordError{top, w, fmt.Sprintf("DATA offset %d disagrees with word %d below it (offset %d, want %d)", off, next, nw&offsetMask, want)}
 			}
 			top, w = next, nw
+		}
+		if len(data) > d0 {
+			slices.Reverse(data[d0:])
+			f.Data = data[d0:len(data):len(data)]
 		}
 		off := int(w & offsetMask)
 		var meta Meta
@@ -162,7 +213,9 @@ func AbstractFrames(c Config, im Image) (Task, []Meta, error) {
 	}
 	slices.Reverse(rev)
 	slices.Reverse(metas)
-	t.Frames = rev
+	if len(rev) > 0 {
+		t.Frames = rev
+	}
 	return t, metas, nil
 }
 

@@ -136,6 +136,29 @@ func (s *State) Clone() *State {
 	return &n
 }
 
+// CopyTo makes dst a deep copy of s as Clone does, reusing dst's storage
+// (dst nil: a new State), and returns it. Nothing else may share dst's
+// slices: the harness keeps one State per run and one per snapshot.
+func (s *State) CopyTo(dst *State) *State {
+	if dst == nil {
+		return s.Clone()
+	}
+	started, tasks := dst.Started, dst.Tasks
+	*dst = *s
+	dst.Started = append(started[:0], s.Started...)
+	if cap(tasks) < len(s.Tasks) {
+		tasks = make([]Task, len(s.Tasks))
+	}
+	tasks = tasks[:len(s.Tasks)]
+	for i, t := range s.Tasks {
+		frames := tasks[i].Frames
+		tasks[i] = t
+		tasks[i].Frames = append(frames[:0], t.Frames...)
+	}
+	dst.Tasks = tasks
+	return dst
+}
+
 // Active is the number of registered users.
 func (s *State) Active() int {
 	n := 0
