@@ -417,7 +417,7 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 	total := &Summary{Complete: true}
 	useCache := opt.Cache
 	if useCache {
-		if ok, why := cacheable(sc); !ok {
+		if ok, why := Cacheable(sc); !ok {
 			useCache, total.CacheOff = false, why
 		} else {
 			total.Cache = &CacheStats{}

@@ -127,7 +127,7 @@ func TestKbuildIsTheAliasExploration(t *testing.T) {
 			if all.runs < kb.runs || all.viol < kb.viol {
 				t.Errorf("kbuild's verdict is not a part of the whole: kbuild %s, all %s", kb, all)
 			}
-			if ok, _ := cacheable(tc.sc); ok {
+			if ok, _ := Cacheable(tc.sc); ok {
 				copt := opt
 				copt.Cache = true
 				ckb, _, call := bothModels(t, tc.sc, copt)

@@ -362,10 +362,11 @@ func hashState(w []uint64) stateKey {
 	return stateKey{a, b}
 }
 
-// cacheable reports whether the explorer can cache the states of sc: the
-// port only (a compiled core keeps state the harness cannot read), and at
-// most one remote event per run (see the comment at the top).
-func cacheable(sc *Scenario) (bool, string) {
+// Cacheable reports whether the explorer can cache the states of sc
+// (ExploreOptions.Cache), and if not why: the port only (a compiled core
+// keeps state the harness cannot read), and at most one remote event per
+// run (see the comment at the top).
+func Cacheable(sc *Scenario) (bool, string) {
 	switch {
 	case sc.Target != nil:
 		return false, "the compiled target's state (its C stack) cannot be read"

@@ -30,7 +30,9 @@ no-alias model's (any compiler that could prove the stores distinct: "only
 if the compiler can prove no alias"); it stops at the first violation under
 kbuild. --alias explores kbuild's model alone; a compiled tree (--kernel)
 has one model, the order GCC chose. Exit 0: no violation (known findings allowed); 1: a violation
-(every failing schedule is saved under --out before anything else; a Go
+(every failing schedule run is saved under --out before anything else,
+up to --max-files; the state cache counts those of a pruned subtree
+without running them, and --exact runs and saves each; a Go
 panic of the code under test or a run over its step budget is the panic
 oracle's); 2: misuse, found before any work, including a damaged or foreign
 --checkpoint and a std exploration that completed without interrupting
@@ -48,11 +50,11 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	sf.register(fs)
 	hf.register(fs)
 	shard := fs.String("shard", "", "explore only shard `i/n` of the space (0 <= i < n; the n shards partition it)")
-	maxRuns := fs.Int64("max-runs", 0, "stop after `N` schedules in all (0: no limit)")
+	maxRuns := fs.Int64("max-runs", 0, "stop after `N` schedules run in all (0: no limit; the state cache covers more than it runs)")
 	ckpt := fs.String("checkpoint", "", "save the explorer's state to `FILE` (atomically) and resume from it when it exists")
 	every := fs.Int64("checkpoint-every", 10000, "with --checkpoint, save every `N` schedules of a piece (and whenever the run stops)")
-	cache := fs.Bool("cache", false, "prune the subtrees of visited states (same schedule, violation and known-finding counts; far fewer schedules run); port only, E <= 1")
-	exact := fs.Bool("exact", false, "run every schedule (the plain DFS; the default for now)")
+	cache := fs.Bool("cache", false, "prune the subtrees of visited states, the default where it applies (the port, E <= 1; elsewhere the plain DFS runs and the summary says why): the same schedule, violation and known-finding counts as --exact, far fewer schedules run")
+	exact := fs.Bool("exact", false, "run every schedule (the plain DFS, no state cache): the pinned counts, coverage counts of every schedule, OnRun for each")
 	cacheEntries := fs.Int("cache-entries", harness.DefaultCacheEntries, "with --cache, at most `N` states per worker (64 bytes each)")
 	cacheExact := fs.Bool("cache-exact", false, "with --cache, store whole state encodings instead of two 64-bit hashes (no collision risk, more memory)")
 	pos, code, ok := parseArgs(fs, args)
@@ -71,6 +73,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	if *cache && *exact {
 		return misuse(stderr, "explore", "--cache and --exact: choose one")
 	}
+	useCache := !*exact
 	if *cacheEntries < 1 {
 		return misuse(stderr, "explore", "--cache-entries %d: want 1 or more", *cacheEntries)
 	}
@@ -117,7 +120,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	engine := "exhaustive DFS"
-	if *cache {
+	if ok, _ := harness.Cacheable(sc); useCache && ok {
 		engine += " with a visited-state cache"
 	}
 	if sn > 0 {
@@ -140,7 +143,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		OnViolation:  h.onViolation,
 		Stop:         new(atomic.Bool),
 		Progress:     new(harness.Progress),
-		Cache:        *cache,
+		Cache:        useCache,
 		CacheEntries: *cacheEntries,
 		CacheExact:   *cacheExact,
 	}
@@ -171,7 +174,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	engineDone, release := h.watch(&hf, opt.Stop, opt.Progress, *maxRuns, max(o.resumed, 0))
 	defer release()
 
-	if *cache && os.Getenv("GOGC") == "" {
+	if useCache && os.Getenv("GOGC") == "" {
 		// The state tables are live for the whole run: main's GOGC=400
 		// would let the heap grow to five times them.
 		debug.SetGCPercent(100)

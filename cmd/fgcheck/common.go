@@ -1136,6 +1136,11 @@ func (o *outcome) writeFiles(w io.Writer) {
 	if rest := int(o.h.failing-o.h.earlier) - len(o.h.files) - o.h.writeErrs; rest > 0 {
 		why = append(why, fmt.Sprintf("%d over --max-files %d", rest, o.h.maxFiles))
 	}
+	if o.sum.Cache != nil && o.sum.Violations > o.h.failing {
+		// Counted, not run: each continues a state that a schedule run
+		// before reached, with the same suffix.
+		why = append(why, fmt.Sprintf("%d more in subtrees the state cache pruned, each the continuation of a state a saved schedule reached: --exact runs and saves them", o.sum.Violations-o.h.failing))
+	}
 	if len(why) > 0 {
 		fmt.Fprintf(w, " (%s)", strings.Join(why, "; "))
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -187,7 +188,16 @@ func exploreJSON(t *testing.T, wantCode int, args ...string) jsonSummary {
 	// on the port, kbuild alone with --alias, compiled on a compiled target.
 	want := "variant mutant bound schedules violations known seconds first_violation complete stopped known_schedules shard target model verdict models" +
 		strings.Repeat(" name schedules violations known_schedules", len(js.Models)) + " known_verdicts readers"
-	if strings.Join(got, " ") != want && strings.Join(got, " ") != want+" resumed" {
+	// The state cache's object last, where explore used it (the default)
+	// or says why not.
+	g := strings.Join(got, " ")
+	if i := strings.Index(g, " cache "); i >= 0 {
+		if c := g[i:]; c != " cache states hits lookups schedules_run bytes full" && c != " cache states hits lookups schedules_run bytes full off" {
+			t.Errorf("JSON cache keys %q", c)
+		}
+		g = g[:i]
+	}
+	if g != want && g != want+" resumed" {
 		t.Errorf("JSON keys %v, want %s", got, want)
 	}
 	if js.Known == nil {
@@ -201,8 +211,10 @@ func TestExplorePeerSpinJSON(t *testing.T) {
 	if js.Variant != "latest" || js.Mutant != "" || js.Bound != "K=2 D=2 R=1 E=0" {
 		t.Errorf("variant %q mutant %q bound %q, want latest, \"\" and peer-spin's K=2 D=2 R=1 E=0", js.Variant, js.Mutant, js.Bound)
 	}
-	if js.Schedules != 3000 {
-		t.Errorf("schedules %d, want exactly --max-runs 3000", js.Schedules)
+	// --max-runs bounds the schedules run; the state cache (the default)
+	// covers more.
+	if js.Cache == nil || js.Cache.Executed != 3000 || js.Schedules < 3000 {
+		t.Errorf("schedules %d, cache %+v: want exactly --max-runs 3000 run, at least as many covered", js.Schedules, js.Cache)
 	}
 	if js.Violations != 0 || js.FirstViolation != nil {
 		t.Errorf("violations %d, first %+v: the latest baseline must pass peer-spin", js.Violations, js.FirstViolation)
@@ -224,6 +236,11 @@ func TestExplorePeerSpinComplete(t *testing.T) {
 	js := exploreJSON(t, exitClean, "explore", "--scenario", "peer-spin", "--workers", "0")
 	if js.Schedules < 10000 || js.Violations != 0 {
 		t.Errorf("peer-spin: %d schedules, %d violations; want the whole space with none", js.Schedules, js.Violations)
+	}
+	// The default state cache covers exactly the plain DFS's schedules.
+	exact := exploreJSON(t, exitClean, "explore", "--scenario", "peer-spin", "--exact")
+	if js.Cache == nil || exact.Cache != nil || js.Schedules != exact.Schedules || !maps.Equal(js.KnownSchedules, exact.KnownSchedules) || js.Cache.Executed >= exact.Schedules {
+		t.Errorf("cached: %d schedules (cache %+v), known %v; --exact: %d, known %v", js.Schedules, js.Cache, js.KnownSchedules, exact.Schedules, exact.KnownSchedules)
 	}
 	one := exploreJSON(t, exitClean, "explore", "--scenario", "peer-spin", "--shard", "0/2")
 	two := exploreJSON(t, exitClean, "explore", "--scenario", "peer-spin", "--shard", "1/2")
@@ -332,7 +349,7 @@ func TestExploreMaxFiles(t *testing.T) {
 }
 
 func TestExploreText(t *testing.T) {
-	code, stdout, stderr := fgcheck(t, "explore", "--scenario", "peer-spin", "--max-runs", "500", "--coverage")
+	code, stdout, stderr := fgcheck(t, "explore", "--exact", "--scenario", "peer-spin", "--max-runs", "500", "--coverage")
 	if code != exitClean {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
