@@ -148,6 +148,11 @@ func (c *stateCache) get(k stateKey, ks string) (cacheEntry, bool) {
 }
 
 func (c *stateCache) put(k stateKey, ks string, t *totals, p0 int64) {
+	// Room first: a subtree not stored must leave nothing in the slab.
+	if !c.room() {
+		c.stats.Full++
+		return
+	}
 	e := cacheEntry{runs: t.runs, rel: t.points - t.runs*p0, viol: t.viol, runsK: t.runsK, violK: t.violK, known: -1}
 	for i := 0; i < c.nKnown; i++ {
 		// (a kbuild count is at most its finding's: one non-zero test)
@@ -167,21 +172,10 @@ func (c *stateCache) put(k stateKey, ks string, t *totals, p0 int64) {
 		}
 	}
 	if c.exact != nil {
-		if len(c.exact) >= c.max {
-			c.stats.Full++
-			return
-		}
 		c.exact[ks] = e
 		c.stats.States++
 		c.stats.Bytes += int64(len(ks)) + 48
 		return
-	}
-	if (c.n+1)*4 > len(c.keys)*3 {
-		if len(c.keys)*2 > c.max*4/3+1 {
-			c.stats.Full++
-			return
-		}
-		c.grow()
 	}
 	i := c.slot(k)
 	if c.keys[i] != k {
@@ -189,6 +183,21 @@ func (c *stateCache) put(k stateKey, ks string, t *totals, p0 int64) {
 		c.stats.States++
 	}
 	c.keys[i], c.vals[i] = k, e
+}
+
+// room reports whether one more state can be stored, growing the table
+// while it is below its bound.
+func (c *stateCache) room() bool {
+	if c.exact != nil {
+		return len(c.exact) < c.max
+	}
+	if (c.n+1)*4 > len(c.keys)*3 {
+		if len(c.keys)*2 > c.max*4/3+1 {
+			return false
+		}
+		c.grow()
+	}
+	return true
 }
 
 func (c *stateCache) grow() {

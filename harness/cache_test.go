@@ -304,3 +304,21 @@ func TestCacheCheckpointResume(t *testing.T) {
 		t.Errorf("resumed: complete=%v runs %d points %d, want %d %d", s.Complete, s.Runs, s.Points, want.runs, want.points)
 	}
 }
+
+// TestCacheFullStoresNothing: once the table is full, a subtree not stored
+// leaves nothing behind (its known-finding counts once went into the slab
+// anyway: 4.7 M subtrees refused at v6.12 C=3 held 180 MB).
+func TestCacheFullStoresNothing(t *testing.T) {
+	c := newStateCache(Standard(fgraph.Latest), 64, false, -1)
+	var tot totals
+	tot.runs, tot.known[0] = 1, 1
+	for i := uint64(1); i <= 10000; i++ {
+		c.put(stateKey{i, i}, "", &tot, 0)
+	}
+	if c.stats.States == 0 || c.stats.Full == 0 {
+		t.Fatalf("stats %+v: want a full table", c.stats)
+	}
+	if want := int(c.stats.States) * 2 * len(c.kslot); len(c.slab) != want {
+		t.Errorf("slab holds %d counts for %d states stored, want %d", len(c.slab), c.stats.States, want)
+	}
+}
