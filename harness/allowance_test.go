@@ -2,6 +2,7 @@ package harness
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -66,14 +67,7 @@ func TestAllowancesAreNarrow(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.known, func(t *testing.T) {
-			b, err := os.ReadFile("../corpus/" + tc.file + ".txt")
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, err := ParseFile(tc.file, b)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f := parseTestFile(t, "../corpus/"+tc.file+".txt")
 			res, err := Replay(f, RunOptions{KeepGoing: true})
 			if err != nil {
 				t.Fatal(err)
@@ -94,6 +88,21 @@ func TestAllowancesAreNarrow(t *testing.T) {
 			}
 		})
 	}
+}
+
+// parseTestFile reads and parses a schedule file, failing the test on an
+// error.
+func parseTestFile(t *testing.T, path string) *File {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := ParseFile(filepath.Base(path), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
 
 func hasKnown(res *Result, name string) bool {
@@ -138,14 +147,7 @@ func TestMessageAllowancesAreNarrow(t *testing.T) {
 // it: putting the reservation's value back there broke f5's frame, and the
 // finding was reported as a model violation.
 func TestAllowanceForgetsRewrittenWord(t *testing.T) {
-	b, err := os.ReadFile("testdata/reserve-reorder-word-reused.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := ParseFile("reserve-reorder-word-reused.txt", b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := parseTestFile(t, "testdata/reserve-reorder-word-reused.txt")
 	res, err := Replay(f, RunOptions{KeepGoing: true})
 	if err != nil {
 		t.Fatal(err)

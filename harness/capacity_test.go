@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"os"
 	"testing"
 
 	"github.com/fgcheck/fgcheck/fgraph"
@@ -14,14 +13,7 @@ import (
 // (oracle 6), and the model's room accounting (entries in flight claim their
 // words) agrees with the kernel's at every point.
 func TestCapacityUnderInterrupts(t *testing.T) {
-	data, err := os.ReadFile("testdata/scenarios/capacity.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := ParseFile("capacity.txt", data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := parseTestFile(t, "testdata/scenarios/capacity.txt")
 	for _, v := range []fgraph.Variant{fgraph.Latest, fgraph.V611} {
 		sc := *f.Scenario
 		sc.Variant = v

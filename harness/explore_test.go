@@ -2,7 +2,6 @@ package harness
 
 import (
 	"fmt"
-	"os"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -240,14 +239,7 @@ func TestCheckpointResume(t *testing.T) {
 // through: it must pass, and the IRQ's stale BITMAP word must be what the
 // unwinder saw.
 func TestMPush3Explained(t *testing.T) {
-	data, err := os.ReadFile("../docs/m-push-3.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := ParseFile("m-push-3.txt", data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := parseTestFile(t, "../docs/m-push-3.txt")
 	res, err := Replay(f, RunOptions{Trace: true})
 	if err != nil {
 		t.Fatal(err)
