@@ -3,6 +3,7 @@ package harness
 import (
 	"math"
 	"slices"
+	"sync"
 	"unsafe"
 )
 
@@ -10,7 +11,7 @@ import (
 //
 // At a choice point the DFS has not been to on its current path, the state
 // of the run (state.go) is looked up. If the subtree below an equal state
-// was explored completely before, in this worker, the run stops there and
+// was explored completely before, by any worker, the run stops there and
 // the explorer adds that subtree's totals (schedules, choice points,
 // failing schedules, schedules per known finding) instead of running it
 // again. When the DFS leaves a choice point it recorded, the totals of its
@@ -70,7 +71,7 @@ func (s *CacheStats) add(o *CacheStats) {
 	s.Bytes += o.Bytes
 }
 
-// DefaultCacheEntries bounds a worker's table (ExploreOptions.CacheEntries).
+// DefaultCacheEntries bounds the table the workers share (ExploreOptions.CacheEntries).
 const DefaultCacheEntries = 1 << 20
 
 // stateCache is an open-addressing table from state keys to subtree
@@ -78,6 +79,10 @@ const DefaultCacheEntries = 1 << 20
 // more (a miss costs time, never soundness). With exact set, keys are the
 // encodings themselves.
 type stateCache struct {
+	// mu serializes the workers, which share one table: a subtree below a
+	// point off the all-default prefix is whole in every piece, so one
+	// worker's entry holds for all.
+	mu     sync.Mutex
 	keys   []stateKey
 	vals   []cacheEntry
 	n, max int
@@ -87,9 +92,8 @@ type stateCache struct {
 	nKnown int
 	// kslot lists the known findings of the scenario's variant (the only
 	// ones a count can be non-zero for), whose counts the slab keeps.
-	kslot   []int
-	scratch []uint64
-	drop    int // a component left out (tests of the state's completeness), -1 none
+	kslot []int
+	drop  int // a component left out (tests of the state's completeness), -1 none
 }
 
 func newStateCache(sc *Scenario, max int, exact bool, drop int) *stateCache {
@@ -122,16 +126,20 @@ func (c *stateCache) slot(k stateKey) int {
 	}
 }
 
-// key computes the current state's key (and, in exact mode, its encoding).
-func (c *stateCache) key(r *runner) (stateKey, string) {
-	c.scratch = r.appendState(c.scratch[:0], c.drop)
+// key computes the current state's key (and, in exact mode, its
+// encoding), encoding into the worker's scratch.
+func (cs *cacheState) key() (stateKey, string) {
+	c := cs.c
+	cs.scratch = cs.r.appendState(cs.scratch[:0], c.drop)
 	if c.exact != nil {
-		return stateKey{}, wordsString(c.scratch)
+		return stateKey{}, wordsString(cs.scratch)
 	}
-	return hashState(c.scratch), ""
+	return hashState(cs.scratch), ""
 }
 
 func (c *stateCache) get(k stateKey, ks string) (cacheEntry, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.stats.Lookups++
 	var e cacheEntry
 	var ok bool
@@ -148,6 +156,8 @@ func (c *stateCache) get(k stateKey, ks string) (cacheEntry, bool) {
 }
 
 func (c *stateCache) put(k stateKey, ks string, t *totals, p0 int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	// Room first: a subtree not stored must leave nothing in the slab.
 	if !c.room() {
 		c.stats.Full++
@@ -223,6 +233,8 @@ func (c *stateCache) bytes() int64 {
 // add adds an entry's totals to t, for a hit at a point with p0 choice
 // points before it.
 func (c *stateCache) add(t *totals, e cacheEntry, p0 int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	t.runs += e.runs
 	t.points += e.rel + e.runs*p0
 	t.viol += e.viol
@@ -242,12 +254,13 @@ func (c *stateCache) add(t *totals, e cacheEntry, p0 int64) {
 // cacheState is the dfs's part of the cache: the runner whose state it
 // reads, the subtree being skipped in this run, the totals so far.
 type cacheState struct {
-	c    *stateCache
-	r    *runner
-	hit  bool
-	hitE cacheEntry
-	hitP int64
-	tot  totals
+	c       *stateCache
+	r       *runner
+	scratch []uint64 // the state's encoding (key)
+	hit     bool
+	hitE    cacheEntry
+	hitP    int64
+	tot     totals
 	// verify (tests): hits are not taken; every subtree whose state was
 	// stored is explored again and compared with the stored totals, and
 	// verify is called with the first visit's and this visit's schedules
@@ -264,7 +277,7 @@ type cacheState struct {
 func (d *dfs) lookup() (hit bool) {
 	cs := d.cache
 	r := cs.r
-	k, ks := cs.c.key(r)
+	k, ks := cs.key()
 	p0 := int64(r.points)
 	e, ok := cs.c.get(k, ks)
 	if ok && cs.verify == nil {
@@ -275,7 +288,7 @@ func (d *dfs) lookup() (hit bool) {
 	kd := keyed{depth: len(d.path), k: k, ks: ks, t0: cs.tot, p0: p0}
 	if cs.verify != nil {
 		kd.sched = r.sched.clone()
-		kd.enc = append([]uint64(nil), cs.c.scratch...)
+		kd.enc = append([]uint64(nil), cs.scratch...)
 		kd.verify, kd.want = ok, e
 	}
 	d.keys = append(d.keys, kd)

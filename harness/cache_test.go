@@ -233,10 +233,15 @@ func TestCacheOffForE2(t *testing.T) {
 	}
 }
 
-// Two workers and four shards keep the exact totals with the cache.
+// Two workers and four shards keep the exact totals with the cache. The
+// two workers share one table (cache.go), each using the other's entries.
 func TestCacheShardsAndWorkers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores peer-spin sharded")
+	}
+	std := Standard(fgraph.Latest)
+	if w2, want := explored(t, std, ExploreOptions{Cache: true, Workers: 2}), explored(t, std, ExploreOptions{}); w2.String() != want.String() {
+		t.Errorf("std, 2 workers: %s\nwant %s", w2, want)
 	}
 	sc := PeerSpin(fgraph.Latest)
 	want := explored(t, sc, ExploreOptions{})

@@ -144,7 +144,7 @@ type ExploreOptions struct {
 	// much less work. Ignored (the plain DFS runs, Summary.CacheOff says
 	// why) where the state cannot be read: a compiled target, E > 1.
 	Cache bool
-	// CacheEntries bounds each worker's table (0: DefaultCacheEntries);
+	// CacheEntries bounds the table, which all workers share (0: DefaultCacheEntries);
 	// CacheExact stores whole state encodings instead of two 64-bit
 	// hashes (no collision risk, more memory).
 	CacheEntries int
@@ -415,12 +415,14 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 		}
 	}
 	total := &Summary{Complete: true}
-	useCache := opt.Cache
-	if useCache {
+	// One cache for all workers, kept across the pieces: a subtree below a
+	// point off the all-default prefix is whole in every piece.
+	var wc *stateCache
+	if opt.Cache {
 		if ok, why := Cacheable(sc); !ok {
-			useCache, total.CacheOff = false, why
+			total.CacheOff = why
 		} else {
-			total.Cache = &CacheStats{}
+			wc = newStateCache(sc, opt.CacheEntries, opt.CacheExact, opt.cacheDrop-1)
 		}
 	}
 	var wg sync.WaitGroup
@@ -430,18 +432,6 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// One cache per worker, kept across its pieces: a subtree below
-			// a point off the all-default prefix is whole in every piece.
-			var wc *stateCache
-			if useCache {
-				wc = newStateCache(sc, opt.CacheEntries, opt.CacheExact, opt.cacheDrop-1)
-				defer func() {
-					wc.stats.Bytes = wc.bytes()
-					e.mu.Lock()
-					total.Cache.add(&wc.stats)
-					e.mu.Unlock()
-				}()
-			}
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= e.pieces {
@@ -479,6 +469,11 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 		}()
 	}
 	wg.Wait()
+	if wc != nil {
+		st := wc.stats
+		st.Bytes = wc.bytes()
+		total.Cache = &st
+	}
 	if e.cp != nil {
 		opt.Checkpoint(e.cp.clone())
 	}
