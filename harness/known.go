@@ -87,7 +87,7 @@ var KnownFindings = []KnownFinding{
 			if (v.Reader == ReaderProfiler || v.Reader == ReaderRetrieve) && len(r.ctxs) > 0 && r.top().windowRead {
 				return true
 			}
-			return r.inReserveWindow && r.passesWith(append(r.reserveWindowFixes(), r.wrongClobbered()...))
+			return r.inReserveWindow && r.passesWith(append(r.reserveWindowFixes(), r.otherKnownFixes()...))
 		},
 	},
 	{
@@ -96,7 +96,10 @@ var KnownFindings = []KnownFinding{
 		// That window (W3 committed, W5 pending), that frame and that
 		// reader (ftrace_graph_ret_addr matched the in-flight frame): with
 		// the frame's fields as W5 will write them, the walk is right.
-		Match: func(r *runner, v Violation) bool { return r.staleRetp && r.passesWith(r.inflightFixes(r.rd.t)) },
+		// (Words the reserve findings left wrong are restored too.)
+		Match: func(r *runner, v Violation) bool {
+			return r.staleRetp && r.passesWith(append(r.inflightFixes(r.rd.t), r.otherKnownFixes()...))
+		},
 	},
 	{
 		Name: "reserve-reorder", Variants: []fgraph.Variant{fgraph.Latest, fgraph.V612, fgraph.V611}, Oracle: OracleUnwinder, Also: []string{OraclePanic, OracleRetAddr, OracleModel, OracleCallback, OracleTransparency, OracleCapacity}, Fix: "reserve-irqoff (or the alias option)",
@@ -132,7 +135,7 @@ var KnownFindings = []KnownFinding{
 			if len(fixes) == 0 {
 				return false
 			}
-			fixes = append(fixes, r.reserveWindowFixes()...)
+			fixes = append(fixes, r.otherKnownFixes()...)
 			switch {
 			case r.rd.on:
 				return r.passesWith(fixes)

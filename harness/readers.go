@@ -343,6 +343,25 @@ func (r *runner) reserveWindowFixes() []wordFix {
 	return out
 }
 
+// otherKnownFixes lists the words every window finding open now leaves
+// wrong, for a counterfactual that judges one of them: two known findings
+// on one walk are still known (std at C = 0: a tail call's discarded frame
+// in flight under an interrupt, inflight-ret-addr, over a DATA word
+// reserve-reorder left wrong; each counterfactual alone still failed). The
+// lists overlap with the judged finding's own; a word set twice to the
+// same value is harmless.
+func (r *runner) otherKnownFixes() []wordFix {
+	var out []wordFix
+	if r.staleRetp {
+		out = append(out, r.inflightFixes(r.rd.t)...)
+	}
+	out = append(out, r.reserveWindowFixes()...)
+	if r.clobbered {
+		out = append(out, r.wrongClobbered()...)
+	}
+	return out
+}
+
 // inflightFixes lists the fields of task t's frames in flight (W3
 // committed, W5 pending) with the values W5 will write.
 func (r *runner) inflightFixes(t int) []wordFix {
