@@ -68,18 +68,12 @@ func TestAllowancesAreNarrow(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.known, func(t *testing.T) {
 			f := parseTestFile(t, "../corpus/"+tc.file+".txt")
-			res, err := Replay(f, RunOptions{KeepGoing: true})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := replayed(t, f, RunOptions{KeepGoing: true})
 			if len(res.Violations) != 0 || !hasKnown(res, tc.known) {
 				t.Fatalf("as it is: violations %v, known %v; want only %s", res.Violations, res.Known, tc.known)
 			}
 			c := &corrupter{site: tc.site, level: tc.level, occ: tc.occ, word: tc.word}
-			res, err = Replay(f, RunOptions{KeepGoing: true, Observe: c, wrap: func(r *runner, ch Chooser) Chooser { c.r = r; return ch }})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res = replayed(t, f, RunOptions{KeepGoing: true, Observe: c, wrap: func(r *runner, ch Chooser) Chooser { c.r = r; return ch }})
 			if !c.done {
 				t.Fatalf("no commit of %s at level %d", tc.site, tc.level)
 			}
@@ -88,6 +82,16 @@ func TestAllowancesAreNarrow(t *testing.T) {
 			}
 		})
 	}
+}
+
+// replayed replays f, failing the test on an error.
+func replayed(t *testing.T, f *File, opt RunOptions) *Result {
+	t.Helper()
+	res, err := Replay(f, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 // parseTestFile reads and parses a schedule file, failing the test on an
@@ -158,10 +162,7 @@ func TestAllowanceGaps(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {
 			f := parseTestFile(t, "testdata/"+tc.file+".txt")
-			res, err := Replay(f, RunOptions{KeepGoing: true})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := replayed(t, f, RunOptions{KeepGoing: true})
 			if len(res.Violations) != 0 {
 				t.Fatalf("%s\nviolations %v", tc.why, res.Violations)
 			}
@@ -170,10 +171,7 @@ func TestAllowanceGaps(t *testing.T) {
 					t.Errorf("known %v, want %s among them", res.Known, k)
 				}
 			}
-			res, err = Replay(f, RunOptions{KeepGoing: true, Strict: true})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res = replayed(t, f, RunOptions{KeepGoing: true, Strict: true})
 			if len(res.Violations) == 0 {
 				t.Fatal("strict: no violation; the schedule no longer reaches the findings")
 			}
