@@ -175,14 +175,7 @@ func TestCompilerModelRules(t *testing.T) {
 }
 
 func TestOwnContextForwarding(t *testing.T) {
-	sc := &Scenario{Name: "tiny", Variant: fgraph.Latest, StackWords: 64, Tasks: [][]Op{{}}}
-	r, err := newRunner(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.reset()
-	r.ch, r.res = noChoice{}, &Result{}
-	r.ctxs = append(r.ctxs[:0], r.taskCt[0])
+	r := tinyTaskRunner(t, false)
 	a := r.m.WordAddr(0, 5)
 	r.Store(sA, a, 42, fgraph.Plain)
 	if got := r.Load(sB, a, fgraph.Plain); got != 42 {
@@ -198,14 +191,7 @@ func TestOwnContextForwarding(t *testing.T) {
 }
 
 func TestRereadSeesRemoteChange(t *testing.T) {
-	sc := &Scenario{Name: "tiny", Variant: fgraph.Latest, StackWords: 64, Tasks: [][]Op{{}}}
-	r, err := newRunner(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.reset()
-	r.ch, r.res = noChoice{}, &Result{}
-	r.ctxs = append(r.ctxs[:0], r.taskCt[0])
+	r := tinyTaskRunner(t, false)
 	a := fgraph.AddrArray + 3
 	r.m.Mem[a] = 7
 	first := r.Load(fgraph.SiteEnterArray, a, fgraph.Plain)
@@ -238,14 +224,7 @@ func TestRereadWhereTheCompilerMay(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			sc := &Scenario{Name: "tiny", Variant: fgraph.Latest, StackWords: 64, Tasks: [][]Op{{}}, Alias: c.alias}
-			r, err := newRunner(sc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r.reset()
-			r.ch, r.res = noChoice{}, &Result{}
-			r.ctxs = append(r.ctxs[:0], r.taskCt[0])
+			r := tinyTaskRunner(t, c.alias)
 			r.m.Mem[a] = 7
 			first := r.Load(fgraph.SiteEnterArray, a, fgraph.Plain)
 			c.between(r)
@@ -257,14 +236,7 @@ func TestRereadWhereTheCompilerMay(t *testing.T) {
 		})
 	}
 	// A READ_ONCE is never recorded as a load that may be repeated.
-	sc := &Scenario{Name: "tiny", Variant: fgraph.Latest, StackWords: 64, Tasks: [][]Op{{}}}
-	r, err := newRunner(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.reset()
-	r.ch, r.res = noChoice{}, &Result{}
-	r.ctxs = append(r.ctxs[:0], r.taskCt[0])
+	r := tinyTaskRunner(t, false)
 	r.m.Mem[a] = 7
 	first := r.Load(fgraph.SiteEnterArray, a, fgraph.Once)
 	r.m.Mem[a] = fgraph.HandleStub
@@ -363,4 +335,19 @@ func TestKbuildRunsAreAliasRuns(t *testing.T) {
 			}
 		})
 	}
+}
+
+// tinyTaskRunner is a runner of a one-task scenario with no ops, reset,
+// with the task's context on the CPU: the hooks can be called directly.
+func tinyTaskRunner(t *testing.T, alias bool) *runner {
+	t.Helper()
+	sc := &Scenario{Name: "tiny", Variant: fgraph.Latest, StackWords: 64, Tasks: [][]Op{{}}, Alias: alias}
+	r, err := newRunner(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.reset()
+	r.ch, r.res = noChoice{}, &Result{}
+	r.ctxs = append(r.ctxs[:0], r.taskCt[0])
+	return r
 }

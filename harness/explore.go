@@ -302,31 +302,26 @@ func inc(m *map[string]int64, k string, n int64) {
 	(*m)[k] += n
 }
 
-// count adds one counted run.
+// count adds one counted run: to the totals, and to kbuild's if it is a
+// run of kbuild's compiler model.
 func (s *Summary) count(res *Result) {
-	s.Runs++
 	s.Points += int64(res.Points)
+	countRun(res, &s.Runs, &s.Violations, &s.First, &s.Known)
+	if m := &s.Kbuild; res.Kbuild() {
+		countRun(res, &m.Runs, &m.Violations, &m.First, &m.Known)
+	}
+}
+
+// countRun adds res to one model's counts.
+func countRun(res *Result, runs, viol *int64, first **Result, known *map[string]int64) {
+	*runs++
 	for _, k := range res.Known {
-		inc(&s.Known, k.Known, 1)
+		inc(known, k.Known, 1)
 	}
 	if res.Failed() {
-		s.Violations++
-		if s.First == nil {
-			s.First = res
-		}
-	}
-	if !res.Kbuild() {
-		return
-	}
-	m := &s.Kbuild
-	m.Runs++
-	for _, k := range res.Known {
-		inc(&m.Known, k.Known, 1)
-	}
-	if res.Failed() {
-		m.Violations++
-		if m.First == nil {
-			m.First = res
+		*viol++
+		if *first == nil {
+			*first = res
 		}
 	}
 }
