@@ -800,7 +800,7 @@ func (r *runner) targetLine() int {
 func (r *runner) Direct() bool { return r.direct > 0 || len(r.ctxs) == 0 }
 
 // newCtx returns a context with every field zero but its (empty) store
-// buffers: a finished one if there is one, else a new one.
+// buffers and own-store list: a finished one if there is one, else a new one.
 func (r *runner) newCtx() *ctx {
 	n := len(r.free)
 	if n == 0 {
@@ -808,9 +808,9 @@ func (r *runner) newCtx() *ctx {
 	}
 	c := r.free[n-1]
 	r.free = r.free[:n-1]
-	buf, spare, restBuf := c.buf[:0], c.spare, c.restBuf
+	buf, spare, restBuf, stored := c.buf[:0], c.spare, c.restBuf, c.stored[:0]
 	*c = ctx{}
-	c.buf, c.spare, c.restBuf = buf, spare, restBuf
+	c.buf, c.spare, c.restBuf, c.stored = buf, spare, restBuf, stored
 	return c
 }
 
