@@ -87,7 +87,7 @@ var KnownFindings = []KnownFinding{
 			if (v.Reader == ReaderProfiler || v.Reader == ReaderRetrieve) && len(r.ctxs) > 0 && r.top().windowRead {
 				return true
 			}
-			return r.inReserveWindow && r.passesWith(append(r.reserveWindowFixes(), r.otherKnownFixes()...))
+			return r.inReserveWindow && r.passesWith(r.openFindingFixes())
 		},
 	},
 	{
@@ -98,7 +98,7 @@ var KnownFindings = []KnownFinding{
 		// the frame's fields as W5 will write them, the walk is right.
 		// (Words the reserve findings left wrong are restored too.)
 		Match: func(r *runner, v Violation) bool {
-			return r.staleRetp && r.passesWith(append(r.inflightFixes(r.rd.t), r.otherKnownFixes()...))
+			return r.staleRetp && r.passesWith(r.openFindingFixes())
 		},
 	},
 	{
@@ -131,11 +131,10 @@ var KnownFindings = []KnownFinding{
 			if r.clobberSpread {
 				return true
 			}
-			fixes := r.wrongClobbered()
-			if len(fixes) == 0 {
+			if len(r.wrongClobbered()) == 0 {
 				return false
 			}
-			fixes = append(fixes, r.otherKnownFixes()...)
+			fixes := r.openFindingFixes()
 			switch {
 			case r.rd.on:
 				return r.passesWith(fixes)

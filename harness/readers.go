@@ -343,14 +343,16 @@ func (r *runner) reserveWindowFixes() []wordFix {
 	return out
 }
 
-// otherKnownFixes lists the words every window finding open now leaves
-// wrong, for a counterfactual that judges one of them: two known findings
-// on one walk are still known (std at C = 0: a tail call's discarded frame
-// in flight under an interrupt, inflight-ret-addr, over a DATA word
-// reserve-reorder left wrong; each counterfactual alone still failed). The
-// lists overlap with the judged finding's own; a word set twice to the
-// same value is harmless.
-func (r *runner) otherKnownFixes() []wordFix {
+// openFindingFixes lists the words every window finding open now leaves
+// wrong, with the values the code will write or wrote: the frame in flight
+// the ret-addr walk matched (inflight-ret-addr), the DATA words of raised
+// reservations (reserve-window) and the clobbered DATA words still wrong
+// (reserve-reorder). A counterfactual that judges one finding restores
+// them all: two known findings on one walk are still known (std at C = 0:
+// a tail call's discarded frame in flight under an interrupt over a DATA
+// word reserve-reorder left wrong, where each finding's own words alone
+// still failed).
+func (r *runner) openFindingFixes() []wordFix {
 	var out []wordFix
 	if r.staleRetp {
 		out = append(out, r.inflightFixes(r.rd.t)...)
