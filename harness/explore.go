@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -229,21 +230,10 @@ func (c *Checkpoint) clone() *Checkpoint {
 	out := &Checkpoint{Shard: c.Shard, Shards: c.Shards, Pieces: make([]PieceState, len(c.Pieces))}
 	for i, p := range c.Pieces {
 		p.Path = append([][3]int(nil), p.Path...)
-		p.Known, p.KbuildKnown = copyCounts(p.Known), copyCounts(p.KbuildKnown)
+		p.Known, p.KbuildKnown = maps.Clone(p.Known), maps.Clone(p.KbuildKnown)
 		out.Pieces[i] = p
 	}
 	return out
-}
-
-func copyCounts(m map[string]int64) map[string]int64 {
-	if m == nil {
-		return nil
-	}
-	k := make(map[string]int64, len(m))
-	for n, v := range m {
-		k[n] = v
-	}
-	return k
 }
 
 // Summary is the outcome of an exploration. Runs, Violations, First and
@@ -501,8 +491,8 @@ func (e *explorer) resumed(i int) *Summary {
 	}
 	p := e.opt.Resume.Pieces[i]
 	s.Runs, s.Violations, s.Points, s.Coverage, s.Complete = p.Runs, p.Violations, p.Points, p.Coverage, p.Done
-	s.Known = copyCounts(p.Known)
-	s.Kbuild = ModelSummary{Runs: p.KbuildRuns, Violations: p.KbuildViolations, Known: copyCounts(p.KbuildKnown)}
+	s.Known = maps.Clone(p.Known)
+	s.Kbuild = ModelSummary{Runs: p.KbuildRuns, Violations: p.KbuildViolations, Known: maps.Clone(p.KbuildKnown)}
 	return s
 }
 
@@ -548,7 +538,7 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 			return
 		}
 		p := PieceState{Started: true, Done: done, Runs: s.Runs, Violations: s.Violations, Points: s.Points, Coverage: s.Coverage,
-			Known: copyCounts(s.Known), KbuildRuns: s.Kbuild.Runs, KbuildViolations: s.Kbuild.Violations, KbuildKnown: copyCounts(s.Kbuild.Known)}
+			Known: maps.Clone(s.Known), KbuildRuns: s.Kbuild.Runs, KbuildViolations: s.Kbuild.Violations, KbuildKnown: maps.Clone(s.Kbuild.Known)}
 		for _, st := range d.path {
 			p.Path = append(p.Path, [3]int{st.c, st.n, st.lim})
 		}
