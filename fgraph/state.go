@@ -62,5 +62,25 @@ func (m *Machine) AppendState(dst []uint64) []uint64 {
 			dst = append(dst, uint64(s.retp), uint64(s.val), uint64(s.orig), uint64(s.fn)<<8|uint64(s.ctx))
 		}
 	}
+	// A core with state of its own (a compiled target's statics).
+	if c, ok := m.core.(StateCore); ok {
+		dst = c.AppendState(dst)
+	}
 	return dst
+}
+
+// StateCore is a core that keeps state of its own beyond Mem (a compiled
+// target: its statics, its entry points in flight): AppendState appends
+// its encoding for the harness's state cache.
+type StateCore interface {
+	Core
+	AppendState(dst []uint64) []uint64
+}
+
+// Digester is implemented by hooks that digest the inputs of the running
+// context (the harness's state cache): a core whose code reads what the
+// hooks do not see (a compiled target's loads of state the port does not
+// model) hands them a digest of those values.
+type Digester interface {
+	Digest(v uint64)
 }

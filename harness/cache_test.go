@@ -204,8 +204,15 @@ func TestCacheVerifyEverySubtree(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores peer-spin and std in verify mode")
 	}
+	verifySubtrees(t, []*Scenario{PeerSpin(fgraph.Latest), Standard(fgraph.Latest)}, ExploreOptions{Cache: true})
+}
+
+// verifySubtrees explores each scenario with opt in verify mode and
+// reports every state whose subtree's totals differ from its first visit.
+func verifySubtrees(t *testing.T, scs []*Scenario, opt ExploreOptions) {
+	t.Helper()
 	defer func() { verifyHook = nil }()
-	for _, sc := range []*Scenario{PeerSpin(fgraph.Latest), Standard(fgraph.Latest)} {
+	for _, sc := range scs {
 		bad := 0
 		verifyHook = func(first, again Schedule, want, got cacheEntry, same bool) {
 			bad++
@@ -214,7 +221,7 @@ func TestCacheVerifyEverySubtree(t *testing.T) {
 				t.Errorf("%s: one state, two outcomes (same encoding: %v): %+v then %+v\nfirst visit:\n%s\nagain:\n%s", sc.Name, same, want, got, f1.Format(), f2.Format())
 			}
 		}
-		if _, err := Explore(sc, ExploreOptions{Cache: true}); err != nil {
+		if _, err := Explore(sc, opt); err != nil {
 			t.Fatal(err)
 		}
 	}

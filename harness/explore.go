@@ -143,7 +143,8 @@ type ExploreOptions struct {
 	// Cache prunes the subtrees of visited states (cache.go, state.go):
 	// the same schedule, violation and known-finding counts as without,
 	// much less work. Ignored (the plain DFS runs, Summary.CacheOff says
-	// why) where the state cannot be read: a compiled target, E > 1.
+	// why) where the state cannot be encoded: E > 1, a compiled target
+	// that is no StateTarget.
 	Cache bool
 	// CacheEntries bounds the table, which all workers share (0: DefaultCacheEntries);
 	// CacheExact stores whole state encodings instead of two 64-bit

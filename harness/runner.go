@@ -859,6 +859,18 @@ func (r *runner) Load(s fgraph.Site, a fgraph.Addr, k fgraph.Kind) fgraph.Word {
 	return r.m.Mem[a]
 }
 
+// Digest adds v, a digest of inputs of the running context's code that no
+// hook saw (a compiled target's loads of state the port does not model),
+// to the context's input digest (fgraph.Digester; state.go), where Load
+// would add a load's value.
+func (r *runner) Digest(v uint64) {
+	if !r.hashing || r.direct > 0 || len(r.ctxs) == 0 {
+		return
+	}
+	c := r.top()
+	c.hist = mix(c.hist, v)
+}
+
 // Reread is a further use of a plain load's value: where the compiler may
 // load the word again (ctx.reloadable) it is a yield point and a load;
 // elsewhere the value is kept and nothing happens.

@@ -368,12 +368,19 @@ func hashState(w []uint64) stateKey {
 // run (see the comment at the top).
 func Cacheable(sc *Scenario) (bool, string) {
 	switch {
-	case sc.Target != nil:
-		return false, "the compiled target's state (its C stack) cannot be read"
+	case sc.Target != nil && !encodes(sc.Target):
+		return false, "the compiled target does not encode its state"
 	case sc.Bound.E > 1:
 		return false, "E > 1: the state does not encode the order of several remote tails"
 	}
 	return true, ""
+}
+
+// encodes reports whether target t encodes its state for the cache (its
+// core is an fgraph.StateCore and its hooks' inputs go to fgraph.Digester).
+func encodes(t Target) bool {
+	s, ok := t.(StateTarget)
+	return ok && s.EncodesState()
 }
 
 // wordsString renders an encoding as a map key (CacheExact).

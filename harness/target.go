@@ -15,6 +15,17 @@ type Target interface {
 	Attach(m *fgraph.Machine) error
 }
 
+// StateTarget is a Target the visited-state cache can explore: the core it
+// attaches appends its own state (fgraph.StateCore: its statics, its entry
+// points in flight) and hands the hooks a digest of every input of its code
+// that they do not see (fgraph.Digester), so that a context's locals, on
+// its C stack, are a function of its input digest as on the port
+// (state.go).
+type StateTarget interface {
+	Target
+	EncodesState() bool
+}
+
 // Models of what the compiler may do, for reports.
 const (
 	// ModelPort is the port under the store-buffer model with both

@@ -126,6 +126,7 @@ func fgcGoLoad(port, flags C.int, pc unsafe.Pointer) {
 	if in.resetting {
 		return
 	}
+	in.fold()
 	s := in.site(pc, int(port), false, flags&C.FGC_ONCE != 0, -1)
 	if h := in.m.Hooks(); h != nil {
 		h.Load(s, fgraph.Addr(port), kindOf(flags))
@@ -138,6 +139,7 @@ func fgcGoStore(port C.int, val C.ulong, flags C.int, pc unsafe.Pointer) {
 	if in.resetting {
 		return
 	}
+	in.fold()
 	v := in.fromC(val)
 	if in.classOf(int(port)) != ctarget.ClassWord {
 		v = fgraph.Word(val)
@@ -178,6 +180,7 @@ func fgcGoAtomic(port C.int, val C.ulong, op C.int, pc unsafe.Pointer) {
 	if in.resetting {
 		return
 	}
+	in.fold()
 	s := in.site(pc, int(port), true, true, -1)
 	in.lastPC = pc
 	in.inStore++
@@ -199,6 +202,7 @@ func fgcGoFence(kind C.int, pc unsafe.Pointer) {
 	if in.resetting {
 		return
 	}
+	in.fold()
 	s := in.site(pc, -1, false, false, int(kind))
 	if h := in.m.Hooks(); h != nil {
 		f := fgraph.Barrier
@@ -222,6 +226,7 @@ func fgcGoBad(addr C.ulong, size, flags C.int, pc unsafe.Pointer) {
 	if in.resetting {
 		return
 	}
+	in.fold()
 	what := "load"
 	if flags&C.FGC_STORE != 0 {
 		what = "store"
@@ -239,6 +244,7 @@ func fgcGoWarn(line C.int, cond *C.char, pc unsafe.Pointer) {
 	if in.resetting {
 		return
 	}
+	in.fold()
 	s := in.site(pc, -1, false, false, -1)
 	in.m.Warn(s, fmt.Sprintf("WARN at fgraph.c:%d: %s", int(line), C.GoString(cond)))
 }
@@ -257,12 +263,16 @@ func (e CrashError) Error() string { return e.Msg }
 
 //export fgcGoClock
 func fgcGoClock() C.ulonglong {
-	return C.ulonglong(active.m.TraceClock())
+	v := active.m.TraceClock()
+	active.answer(uint64(v))
+	return C.ulonglong(v)
 }
 
 //export fgcGoOpsTest
 func fgcGoOpsTest(user C.int, ip C.ulong, pc unsafe.Pointer) C.int {
-	if active.m.OpsTest(int(user), fgraph.Word(ip)) {
+	ok := active.m.OpsTest(int(user), fgraph.Word(ip))
+	active.answer(2 | b2u(ok))
+	if ok {
 		return 1
 	}
 	return 0
@@ -274,6 +284,7 @@ func fgcGoSubops(user, startup, after C.int) {
 	if in.resetting || after == 0 {
 		return
 	}
+	in.fold()
 	// ftrace_startup_subops() made the ops' hash live; shutdown retired it.
 	v := fgraph.Word(0)
 	s := fgraph.SiteUnregisterFinish
@@ -291,6 +302,7 @@ func fgcGoSubops(user, startup, after C.int) {
 //export fgcGoEntry
 func fgcGoEntry(user C.int, fn C.ulong, depth C.int, gops C.ulong, pc unsafe.Pointer) C.int {
 	in := active
+	in.fold()
 	m := in.m
 	tr := &fgraph.Trace{Func: fgraph.Word(fn), Depth: int(depth), Retp: m.CurrentRetp()}
 	h := m.Hooks()
@@ -302,6 +314,7 @@ func fgcGoEntry(user C.int, fn C.ulong, depth C.int, gops C.ulong, pc unsafe.Poi
 		h.Fence(fgraph.SiteEnterCallRet, fgraph.CallOut)
 	}
 	in.resume()
+	in.answer(4 | b2u(ok))
 	if ok {
 		return 1
 	}
@@ -311,6 +324,7 @@ func fgcGoEntry(user C.int, fn C.ulong, depth C.int, gops C.ulong, pc unsafe.Poi
 //export fgcGoRet
 func fgcGoRet(user C.int, fn C.ulong, depth C.int, gops C.ulong, pc unsafe.Pointer) {
 	in := active
+	in.fold()
 	m := in.m
 	tr := &fgraph.Trace{Func: fgraph.Word(fn), Depth: int(depth)}
 	h := m.Hooks()

@@ -44,6 +44,7 @@ struct fgc_api {
 	void (*set_crash)(const char *, const char *, unsigned long);
 	void (*set_quiet)(int);
 	int (*peek)(int, int, unsigned long *);
+	void (*segment)(struct fgc_segment *);
 };
 
 static const char *fgc_open(const char *path, void **h, struct fgc_api *a)
@@ -59,6 +60,7 @@ static const char *fgc_open(const char *path, void **h, struct fgc_api *a)
 	SYM(poke, "fgc_poke") SYM(remote_begin, "fgc_remote_begin")
 	SYM(remote_finish, "fgc_remote_finish") SYM(remote_pending, "fgc_remote_pending")
 	SYM(flush, "fgc_flush") SYM(set_crash, "fgc_set_crash") SYM(peek, "fgc_peek") SYM(set_quiet, "fgc_set_quiet")
+	SYM(segment, "fgc_segment")
 	return 0;
 }
 
@@ -86,6 +88,7 @@ static int fgc_call_remote_finish(struct fgc_api *a, int *r) { return a->remote_
 static void fgc_call_flush(struct fgc_api *a) { a->flush(); }
 static int fgc_call_peek(struct fgc_api *a, int t, int i, unsigned long *v) { return a->peek(t, i, v); }
 static void fgc_call_set_quiet(struct fgc_api *a, int q) { a->set_quiet(q); }
+static void fgc_call_segment(struct fgc_api *a, struct fgc_segment *s) { a->segment(s); }
 static void fgc_call_set_crash(struct fgc_api *a, const char *p, const char *t, unsigned long n) { a->set_crash(p, t, n); }
 */
 import "C"
@@ -135,6 +138,7 @@ type Instance struct {
 	Unmapped map[int]int
 	// Trace, if set, sees every access no rule names (once per site key).
 	Trace func(ctarget.Access)
+	seg   segment // the writable segment, for the state cache (state.go)
 }
 
 var (
@@ -166,6 +170,13 @@ func Load(obj *ctarget.Object) (*Instance, error) {
 	in.base = uint64(C.fgc_call_base(in.api))
 	loaded[obj.Path] = in
 	return in, nil
+}
+
+// segmentInfo is fgc_segment's report (state.go).
+func (in *Instance) segmentInfo() C.struct_fgc_segment {
+	var s C.struct_fgc_segment
+	C.fgc_call_segment(in.api, &s)
+	return s
 }
 
 // Layout is the frame layout the tree defines, as compiled.
@@ -243,6 +254,7 @@ func (in *Instance) Attach(m *fgraph.Machine) error {
 	if r != 0 {
 		return fmt.Errorf("%s: fgc_init failed (%d)", in.obj.Path, int(r))
 	}
+	in.mapSegment()
 	m.SetCore(in)
 	return nil
 }
@@ -294,11 +306,13 @@ func (in *Instance) pop() {
 
 func (in *Instance) begin(e ctarget.Entry) {
 	active = in
+	in.fold()
 	in.push(e)
 	C.fgc_call_set_current(in.api, C.int(in.m.Current))
 }
 
 func (in *Instance) end() {
+	in.fold() // what the finished entry read: its caller goes on
 	in.pop()
 	// Back in an outer entry point: current is its task.
 	C.fgc_call_set_current(in.api, C.int(in.m.Current))

@@ -64,6 +64,10 @@ func (k *Kernel) Name() string {
 // Attach makes the compiled code the core of m.
 func (k *Kernel) Attach(m *fgraph.Machine) error { return k.In.Attach(m) }
 
+// EncodesState: the compiled code's statics and inputs are encoded for
+// the state cache (state.go; harness.StateTarget).
+func (k *Kernel) EncodesState() bool { return true }
+
 // SetCrashRecord is Instance.SetCrashRecord.
 func (k *Kernel) SetCrashRecord(path string, text []byte) { k.In.SetCrashRecord(path, text) }
 

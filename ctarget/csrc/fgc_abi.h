@@ -79,6 +79,18 @@ struct fgc_globals {
 	unsigned long data_lo, data_hi, text_lo, text_hi;
 };
 
+/*
+ * The writable segment, as words from its first aligned word, and the
+ * statics in it that are no state (fgc_segment), as word ranges [lo, hi).
+ */
+#define FGC_SEG_SKIP 3
+struct fgc_segment {
+	unsigned long *words;
+	unsigned long nwords;
+	unsigned long skip[FGC_SEG_SKIP][2];
+	unsigned long *other_in;		/* &fgc_other_in */
+};
+
 struct fgc_layout {
 	long frame_size, off_ret, off_func, off_calltime, off_retp, off_subtime;
 	long page_size, curr_size, no_direct;

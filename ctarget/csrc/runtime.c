@@ -49,6 +49,7 @@
  */
 void fgraph_init_ops(struct ftrace_ops *dst_ops, struct ftrace_ops *src_ops);
 int fgc_init(const struct fgc_go *g, const struct fgc_globals *glob, int ntasks, int nu);
+void fgc_segment(struct fgc_segment *s);
 
 static struct fgc_go go;		/* callbacks and the layout, set by fgc_init */
 static struct fgc_globals gl;		/* addresses of fgraph.c's statics */
@@ -409,6 +410,34 @@ static void report_load(int p, int flags, void *pc)
 		go.load(p, flags, pc);
 }
 
+/*
+ * fgc_other_in digests the values of the loads of shared state the port
+ * does not model (FGC_OTHER: fgraph.c's other statics, the other fields of
+ * the tasks and the ops), which are not reported: they decide the compiled
+ * code's locals as much as the loads the harness sees. The Go side folds it
+ * into the running context's input digest at every call into Go and at the
+ * end of every entry point, and zeroes it (the state cache: the contexts'
+ * C stacks are a function of what they read, harness/state.go). Loads of
+ * the C stack (FGC_LOCAL) need no digest: only the context's own code
+ * writes its frames.
+ */
+unsigned long fgc_other_in;
+
+static void other_load(unsigned long a, int size)
+{
+	unsigned long v;
+
+	switch (size) {
+	case 1: v = *(unsigned char *)a; break;
+	case 2: v = *(unsigned short *)a; break;
+	case 4: v = *(unsigned int *)a; break;
+	default: v = *(unsigned long *)a; break;
+	}
+	v ^= (a - self_base) << 32 | (unsigned long)size << 24;
+	fgc_other_in = (fgc_other_in ^ v) * 0x9e3779b97f4a7c15UL;
+	fgc_other_in ^= fgc_other_in >> 29;
+}
+
 static void fgc_access(unsigned long a, int size, int flags, void *pc, void *frame)
 {
 	int p;
@@ -417,6 +446,8 @@ static void fgc_access(unsigned long a, int size, int flags, void *pc, void *fra
 	if (++steps > FGC_STEP_BUDGET)
 		crash_exit("runaway: more than 4000000 accesses in one run", (unsigned long)pc, a);
 	p = classify(a, size, frame);
+	if (p == FGC_OTHER && !(flags & FGC_STORE))
+		other_load(a, size);
 	if (p == FGC_LOCAL || p == FGC_OTHER)
 		return;
 	if (p == FGC_BAD) {
@@ -1069,6 +1100,31 @@ int fgc_init(const struct fgc_go *g, const struct fgc_globals *glob, int ntasks,
 		return -3;
 	memcpy(snap, (void *)lo, hi - lo);
 	return 0;
+}
+
+/*
+ * fgc_segment reports the writable segment (every static of the object)
+ * and, for the state cache, the statics in it that are no state: the step
+ * counter (a budget, like the port's), the pending store and range after
+ * their flush (stale copies of the last one). fgc_other_in is state: it
+ * is folded into the contexts' digests at every call into Go, so it is 0
+ * wherever the harness looks.
+ */
+void fgc_segment(struct fgc_segment *s)
+{
+	unsigned long lo = snap_lo & ~7UL, hi = (snap_hi + 7) & ~7UL;	/* the same pages */
+	unsigned long a[FGC_SEG_SKIP] = { (unsigned long)&steps, (unsigned long)&pend, (unsigned long)&range };
+	unsigned long n[FGC_SEG_SKIP] = { sizeof(steps), sizeof(pend), sizeof(range) };
+	int i;
+
+	s->words = (unsigned long *)lo;
+	s->nwords = (hi - lo) / sizeof(long);
+	for (i = 0; i < FGC_SEG_SKIP; i++) {
+		/* Inward: a word shared with another static stays state. */
+		s->skip[i][0] = (a[i] - lo + sizeof(long) - 1) / sizeof(long);
+		s->skip[i][1] = (a[i] + n[i] - lo) / sizeof(long);
+	}
+	s->other_in = &fgc_other_in;
 }
 
 /* fgc_reset restores every static of the object to its state at init. */

@@ -1,0 +1,115 @@
+package harness
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/fgcheck/fgcheck/ctarget/cload"
+	"github.com/fgcheck/fgcheck/fgraph"
+)
+
+// The state cache on the compiled target: a kernel tree's fgraph.c
+// ($FGCHECK_KERNEL; without a tree these tests skip, saying why, and CI,
+// which installs one, never skips them). The compiled code's locals are on
+// C stacks; the cache encodes them as the port's, by the contexts' input
+// digests, with the object's statics and the loads the harness does not
+// see added (ctarget/cload/state.go).
+
+// kernelCacheScenarios are std and peer-spin on the compiled tree, and
+// every corpus scenario the cache can explore there (E <= 1).
+func kernelCacheScenarios(t *testing.T) []*Scenario {
+	k := cload.TestTree(t, 64)
+	std, ps := Standard(fgraph.V612), PeerSpin(fgraph.V612)
+	std.Target, ps.Target = k, k
+	out := []*Scenario{std, ps}
+	files, err := filepath.Glob("../corpus/*.txt")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus (%v)", err)
+	}
+	for _, p := range files {
+		f := parseTestFile(t, p)
+		sc := f.Scenario
+		if sc.Config().StackWords != 64 {
+			continue // the tree is built for one stack size
+		}
+		sc.Variant, sc.Target = fgraph.V612, k
+		if ok, _ := Cacheable(sc); ok {
+			sc.Name = filepath.Base(p)
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
+// TestCacheSoundKernel: on the compiled tree, the cached explorer and the
+// plain one give the same schedule, choice-point, violation and
+// known-finding counts, verdicts, sites interrupted and first violation,
+// on std, peer-spin and every corpus scenario, each explored completely
+// (KeepGoing).
+func TestCacheSoundKernel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores std on the compiled tree twice")
+	}
+	scs := kernelCacheScenarios(t)
+	ran := int64(0)
+	for _, sc := range scs {
+		keep := ExploreOptions{Workers: 1, RunOptions: RunOptions{KeepGoing: true}}
+		plain := explored(t, sc, keep)
+		keep.Cache = true
+		cached, s := exploredSummary(t, sc, keep)
+		if plain.String() != cached.String() {
+			t.Errorf("%s: cached explorer differs from plain on the compiled tree:\nplain:\n%s\ncached:\n%s", sc.Name, plain, cached)
+		}
+		ran += s.Executed
+		if sc.Name == "std" && s.Executed >= s.Runs {
+			t.Errorf("std: the cache ran %d schedules for %d: it pruned nothing", s.Executed, s.Runs)
+		}
+	}
+	t.Logf("%d scenarios, %d schedules run by the cached explorer", len(scs), ran)
+}
+
+// TestCacheIncompleteStateCaughtKernel: on the compiled tree, a state
+// without the contexts (their input digests: the C stacks) is caught by
+// TestCacheSoundKernel's comparison on peer-spin. The compiled code's own
+// parts are dropped too, and what that does is logged: on these scenarios
+// the statics the runtime does not mirror (fgraph_initialized, the users'
+// fgraph_ops, the arena's task list) and the loads of them are the same in
+// every run or implied by memory and the program position (measured:
+// dropping either leaves every count of std unchanged). They stay in the
+// state: nothing guarantees that for every scenario.
+func TestCacheIncompleteStateCaughtKernel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores peer-spin on the compiled tree once per part dropped")
+	}
+	ps := kernelCacheScenarios(t)[1]
+	ps.AnyReader = true
+	keep := ExploreOptions{Workers: 1, RunOptions: RunOptions{KeepGoing: true}}
+	want := explored(t, ps, keep).String()
+	drop := keep
+	drop.Cache, drop.cacheDrop = true, stContexts+1
+	if got := explored(t, ps, drop); got.String() == want {
+		t.Errorf("a state without the contexts was not caught on the compiled tree")
+	}
+	defer func() { cload.StateDrop = "" }()
+	for _, part := range []string{"statics", "unseen"} {
+		cload.StateDrop = part
+		opt := keep
+		opt.Cache = true
+		if got := explored(t, ps, opt); got.String() != want {
+			t.Logf("without the compiled code's %s: caught (%d schedules)", part, got.runs)
+		} else {
+			t.Logf("without the compiled code's %s: no difference on peer-spin", part)
+		}
+	}
+}
+
+// TestCacheVerifyEverySubtreeKernel re-explores, on the compiled tree, every
+// subtree whose state the cache has seen (verify mode) and requires the
+// totals of its first visit: no two suffixes with one state and different
+// outcomes, on peer-spin and every corpus scenario.
+func TestCacheVerifyEverySubtreeKernel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores the compiled tree in verify mode")
+	}
+	verifySubtrees(t, kernelCacheScenarios(t)[1:], ExploreOptions{Workers: 1, Cache: true, RunOptions: RunOptions{KeepGoing: true}})
+}
