@@ -22,6 +22,31 @@ type MachineState struct {
 	regGen      int
 	clock       Word
 	initialized bool
+	core        []uint64 // a SnapCore's own state
+}
+
+// SnapCore is a core with state of its own (a compiled target's statics)
+// that a MachineState can hold: SaveCore appends it to dst, RestoreCore
+// puts it back. CanSave is false where the core's state is not all data
+// (a remote CPU's thread blocked in the compiled code).
+type SnapCore interface {
+	Core
+	CanSave() bool
+	SaveCore(dst []uint64) []uint64
+	RestoreCore(src []uint64)
+}
+
+// CanSave reports whether SaveState can copy the machine's state now: the
+// port's always is data; a SnapCore's where it says so; another core's
+// never.
+func (m *Machine) CanSave() bool {
+	switch c := m.core.(type) {
+	case portCore:
+		return true
+	case SnapCore:
+		return c.CanSave()
+	}
+	return false
 }
 
 type opsState struct {
@@ -50,6 +75,10 @@ func (m *Machine) SaveState(s *MachineState) {
 	s.nlog, s.nwarn = len(m.Log), len(m.Warnings)
 	s.handlers, s.nest = m.Handlers, m.nest
 	s.regGen, s.clock, s.initialized = m.regGen, m.clock, m.initialized
+	s.core = s.core[:0]
+	if c, ok := m.core.(SnapCore); ok {
+		s.core = c.SaveCore(s.core)
+	}
 }
 
 // RestoreState returns m to the state s saved (see MachineState for Log
@@ -67,4 +96,7 @@ func (m *Machine) RestoreState(s *MachineState) {
 	m.Log, m.Warnings = m.Log[:s.nlog], m.Warnings[:s.nwarn]
 	m.Handlers, m.nest = s.handlers, s.nest
 	m.regGen, m.clock, m.initialized = s.regGen, s.clock, s.initialized
+	if c, ok := m.core.(SnapCore); ok {
+		c.RestoreCore(s.core)
+	}
 }

@@ -41,20 +41,31 @@ func kernelCacheScenarios(t *testing.T) []*Scenario {
 	return out
 }
 
-// TestCacheSoundKernel: on the compiled tree, the cached explorer and the
-// plain one give the same schedule, choice-point, violation and
-// known-finding counts, verdicts, sites interrupted and first violation,
-// on std, peer-spin and every corpus scenario, each explored completely
-// (KeepGoing).
-func TestCacheSoundKernel(t *testing.T) {
+// TestEngineSoundKernel: on the compiled tree, the plain DFS (no prefix
+// sharing, no cache), the same with prefix sharing (runs resume from snaps
+// of the object's statics, resume.go) and the cached explorer give the
+// same schedule, choice-point, violation and known-finding counts,
+// verdicts, sites interrupted and first violation, on std, peer-spin and
+// every corpus scenario, each explored completely (KeepGoing); with prefix
+// sharing the whole coverage table, lines included, is the plain one's.
+func TestEngineSoundKernel(t *testing.T) {
 	if testing.Short() {
-		t.Skip("explores std on the compiled tree twice")
+		t.Skip("explores std on the compiled tree three times")
 	}
 	scs := kernelCacheScenarios(t)
 	ran := int64(0)
 	for _, sc := range scs {
 		keep := ExploreOptions{Workers: 1, RunOptions: RunOptions{KeepGoing: true}}
-		plain := explored(t, sc, keep)
+		var plainFull string
+		var plain outcome
+		withoutResume(func() {
+			var s *Summary
+			plain, s = exploredSummary(t, sc, keep)
+			plainFull = full(plain, s)
+		})
+		if resumed := exploredFull(t, sc, keep); resumed != plainFull {
+			t.Errorf("%s: prefix sharing changes the result on the compiled tree:\nwithout:\n%s\nwith:\n%s", sc.Name, plainFull, resumed)
+		}
 		keep.Cache = true
 		cached, s := exploredSummary(t, sc, keep)
 		if plain.String() != cached.String() {
@@ -112,4 +123,28 @@ func TestCacheVerifyEverySubtreeKernel(t *testing.T) {
 		t.Skip("explores the compiled tree in verify mode")
 	}
 	verifySubtrees(t, kernelCacheScenarios(t)[1:], ExploreOptions{Workers: 1, Cache: true, RunOptions: RunOptions{KeepGoing: true}})
+}
+
+// TestResumeIncompleteSnapCaughtKernel: a snap of the compiled target
+// without the object's statics (the run resumes with fgraph.c's statics
+// as at the start, memory as at the snap) is caught by
+// TestEngineSoundKernel's comparison on peer-spin, or by the explorer's
+// own check of a replayed prefix.
+func TestResumeIncompleteSnapCaughtKernel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores peer-spin on the compiled tree twice")
+	}
+	ps := kernelCacheScenarios(t)[1]
+	opt := ExploreOptions{Workers: 1, RunOptions: RunOptions{KeepGoing: true}}
+	var plain string
+	withoutResume(func() { plain = exploredFull(t, ps, opt) })
+	cload.StateDrop = "snap"
+	defer func() { cload.StateDrop = "" }()
+	if _, err := Explore(ps, opt); err != nil {
+		t.Logf("a snap without the statics: %v", err)
+		return
+	}
+	if got := exploredFull(t, ps, opt); got == plain {
+		t.Errorf("a snap without the compiled code's statics went unnoticed")
+	}
 }

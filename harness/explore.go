@@ -507,8 +507,8 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 	}
 	shard, of := opt.Shard+i*e.shards, e.shards*e.pieces
 	d := &dfs{shard: shard, of: of, zero: true}
-	if e.sc.Target == nil {
-		// The port is deterministic: a run that replays the previous
+	if e.sc.Target == nil || encodes(e.sc.Target) {
+		// The code is deterministic: a run that replays the previous
 		// run's choices applies that run's checks (reuse.go).
 		r.reuse = &reuse{}
 	}
@@ -517,7 +517,7 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 		d.cache = &cacheState{c: wc, r: r, verify: verifyHook}
 	}
 	ro0 := opt.RunOptions
-	if e.sc.Target == nil && !ro0.Trace && ro0.Observe == nil && ro0.OnChoice == nil && ro0.wrap == nil && !ro0.InOrder && !noResume {
+	if (e.sc.Target == nil || encodes(e.sc.Target)) && !ro0.Trace && ro0.Observe == nil && ro0.wrap == nil && !ro0.InOrder && !noResume {
 		// Runs resume from the last quiescent point they share with an
 		// earlier run (resume.go).
 		r.snaps = &snaps{}

@@ -30,8 +30,13 @@ import (
 // dropped; the top one is restored. The run then takes a snap at each
 // quiescent point while it can still make a choice.
 //
-// Off with a trace, an observer, an OnChoice callback or a compiled target
-// (their output or side effects come from the code running). With the
+// A compiled target that encodes its state (StateTarget) is snapped too:
+// its core's statics are data between entry points (fgraph.SnapCore), and
+// no snap is taken while its remote CPU's thread is blocked in the
+// compiled code (Machine.CanSave). An OnChoice callback (the compiled
+// target's crash record) is called with the snap's schedule when a run
+// resumes. Off with a trace or an observer (their output comes from the
+// code running) and for a target that is no StateTarget. With the
 // state cache the contexts' input digests are part of the task contexts
 // saved, so a resumed run looks up the same states. The exact counts,
 // verdicts, coverage and bytes of a schedule are the same as without it
@@ -107,8 +112,10 @@ func (s *snaps) startRun(until int) {
 
 // Coverage events, logged while snaps are on.
 const (
-	covHit    = 1 << 31
+	covHit    = 2 << 30
+	covLine   = 1 << 30 // a compiled target's line: the rest is the line
 	covCommit = 0
+	covKind   = 3 << 30
 )
 
 // covHitAt counts an interrupt delivered at s (coverage), logged.
@@ -118,6 +125,17 @@ func (r *runner) covHitAt(s fgraph.Site, level int) {
 	}
 	if r.cov != nil {
 		r.cov.hit(s, level)
+	}
+}
+
+// covLineAt counts an interrupt delivered right after the compiled
+// target's line (coverage), logged.
+func (r *runner) covLineAt(line int) {
+	if r.snaps != nil {
+		r.snaps.cov = append(r.snaps.cov, covLine|uint32(line))
+	}
+	if r.cov != nil {
+		r.cov.hitLine(line)
 	}
 }
 
@@ -136,7 +154,7 @@ func (r *runner) covCommitAt(s fgraph.Site) {
 func (r *runner) takeSnap(cur int) {
 	s := r.snaps
 	b := r.sc.Bound
-	if r.stopped || b.spent(r.kUsed, r.rUsed, r.eUsed) {
+	if r.stopped || b.spent(r.kUsed, r.rUsed, r.eUsed) || !r.m.CanSave() {
 		return
 	}
 	var p *snap
@@ -237,10 +255,13 @@ func (r *runner) restoreSnap(p *snap) {
 	s.cov = s.cov[:p.ncov]
 	if r.cov != nil {
 		for _, e := range s.cov {
-			site := fgraph.Site(e >> 8 & 0x7fffff)
-			if e&covHit != 0 {
+			site := fgraph.Site(e >> 8 & 0x3fffff)
+			switch e & covKind {
+			case covHit:
 				r.cov.hit(site, int(e&0xff))
-			} else {
+			case covLine:
+				r.cov.hitLine(int(e &^ covKind))
+			default:
 				r.cov.commit(site)
 			}
 		}

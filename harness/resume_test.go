@@ -8,12 +8,16 @@ import (
 )
 
 // exploredFull is explored plus the whole coverage table (every site's
-// interrupt and commit counts), which a resumed run must count for the
-// prefix it skips.
+// interrupt and commit counts, a compiled target's lines), which a resumed
+// run must count for the prefix it skips.
 func exploredFull(t *testing.T, sc *Scenario, opt ExploreOptions) string {
 	t.Helper()
-	o, s := exploredSummary(t, sc, opt)
-	return fmt.Sprintf("%s\nhits %v\ncommits %v", o, s.Coverage.Hits, s.Coverage.Commits)
+	return full(exploredSummary(t, sc, opt))
+}
+
+// full is an outcome with its exploration's whole coverage table.
+func full(o outcome, s *Summary) string {
+	return fmt.Sprintf("%s\nhits %v\ncommits %v\nlines %v", o, s.Coverage.Hits, s.Coverage.Commits, s.Coverage.Lines)
 }
 
 // withoutResume runs f with prefix sharing off.

@@ -260,8 +260,9 @@ type RunOptions struct {
 	// as they happen (the differential of package differential).
 	Observe Observer
 	// OnChoice, if set, is called with the schedule so far at the start of
-	// every run and after every non-default choice: a compiled target
-	// keeps it to write if the code crashes before the run ends.
+	// every run (of a resumed run: with the snap's, resume.go) and after
+	// every non-default choice: a compiled target keeps it to write if the
+	// code crashes before the run ends.
 	OnChoice func(Schedule)
 	// stop, if set, cuts the run short once true (explore and sample
 	// pass their Stop: a signal stops a long run at once); such a run is
@@ -487,6 +488,9 @@ func (r *runner) execute() {
 // resume is execute for a run that resumes from snap p (resume.go).
 func (r *runner) resume(p *snap) {
 	r.restoreSnap(p)
+	if r.opt.OnChoice != nil {
+		r.opt.OnChoice(r.sched) // the start of this run: its schedule so far
+	}
 	r.runTasks(p.cur)
 	r.quiescent()
 }
@@ -1110,10 +1114,8 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool) {
 		r.sched.Events = append(r.sched.Events, Event{ID: id, Kind: k, In: c.name, At: p.Pos, Line: r.targetLine()})
 		r.kUsed++
 		r.covHitAt(s, c.level+1)
-		if r.cov != nil {
-			if l, ok := r.sc.Target.(Liner); ok && l.Line() > 0 {
-				r.cov.hitLine(l.Line())
-			}
+		if l, ok := r.sc.Target.(Liner); ok && l.Line() > 0 {
+			r.covLineAt(l.Line())
 		}
 		if r.opt.OnChoice != nil {
 			r.opt.OnChoice(r.sched)

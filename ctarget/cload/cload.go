@@ -45,6 +45,8 @@ struct fgc_api {
 	void (*set_quiet)(int);
 	int (*peek)(int, int, unsigned long *);
 	void (*segment)(struct fgc_segment *);
+	void (*save)(void *);
+	void (*restore)(const void *);
 };
 
 static const char *fgc_open(const char *path, void **h, struct fgc_api *a)
@@ -60,7 +62,7 @@ static const char *fgc_open(const char *path, void **h, struct fgc_api *a)
 	SYM(poke, "fgc_poke") SYM(remote_begin, "fgc_remote_begin")
 	SYM(remote_finish, "fgc_remote_finish") SYM(remote_pending, "fgc_remote_pending")
 	SYM(flush, "fgc_flush") SYM(set_crash, "fgc_set_crash") SYM(peek, "fgc_peek") SYM(set_quiet, "fgc_set_quiet")
-	SYM(segment, "fgc_segment")
+	SYM(segment, "fgc_segment") SYM(save, "fgc_save") SYM(restore, "fgc_restore")
 	return 0;
 }
 
@@ -89,6 +91,9 @@ static void fgc_call_flush(struct fgc_api *a) { a->flush(); }
 static int fgc_call_peek(struct fgc_api *a, int t, int i, unsigned long *v) { return a->peek(t, i, v); }
 static void fgc_call_set_quiet(struct fgc_api *a, int q) { a->set_quiet(q); }
 static void fgc_call_segment(struct fgc_api *a, struct fgc_segment *s) { a->segment(s); }
+static void fgc_call_save(struct fgc_api *a, void *b) { a->save(b); }
+static void fgc_call_restore(struct fgc_api *a, const void *b) { a->restore(b); }
+static int fgc_call_pending(struct fgc_api *a) { return a->remote_pending(); }
 static void fgc_call_set_crash(struct fgc_api *a, const char *p, const char *t, unsigned long n) { a->set_crash(p, t, n); }
 */
 import "C"
@@ -171,6 +176,20 @@ func Load(obj *ctarget.Object) (*Instance, error) {
 	loaded[obj.Path] = in
 	return in, nil
 }
+
+// saveSegment copies the writable segment into dst (len: seg.bytes).
+func (in *Instance) saveSegment(dst []uint64) { C.fgc_call_save(in.api, unsafe.Pointer(&dst[0])) }
+
+// restoreSegment puts a copy back (resetting: a remote CPU left blocked
+// finishes first, unreported).
+func (in *Instance) restoreSegment(src []uint64) {
+	in.resetting = true
+	C.fgc_call_restore(in.api, unsafe.Pointer(&src[0]))
+	in.resetting = false
+}
+
+// remotePending: the remote CPU's thread is blocked in the compiled code.
+func (in *Instance) remotePending() bool { return C.fgc_call_pending(in.api) != 0 }
 
 // segmentInfo is fgc_segment's report (state.go).
 func (in *Instance) segmentInfo() C.struct_fgc_segment {

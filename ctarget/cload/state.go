@@ -44,12 +44,14 @@ type segment struct {
 	words   []uint64 // the segment, word by word (C memory, read in place)
 	keep    [][2]int // the word ranges of it that are state
 	otherIn *C.ulong // fgc_other_in
+	bytes   int      // the segment's exact size (fgc_save)
 }
 
 // StateDrop, in tests, leaves a part of the compiled code's state out (a
 // deliberately incomplete definition, harness/cache_kernel_test.go):
 // "statics" the writable segment, "unseen" the digest of the loads the
-// harness does not see.
+// harness does not see, "snap" the statics of a snap (RestoreCore does
+// nothing).
 var StateDrop string
 
 // mapSegment finds the segment after fgc_init.
@@ -75,11 +77,48 @@ func (in *Instance) mapSegment() {
 		in.seg.keep = append(in.seg.keep, [2]int{at, len(in.seg.words)})
 	}
 	in.seg.otherIn = (*C.ulong)(unsafe.Pointer(s.other_in))
+	in.seg.bytes = int(s.bytes)
+}
+
+// CanSave: the compiled code's state is all data between two entry points
+// while the remote CPU's thread is idle (fgraph.SnapCore).
+func (in *Instance) CanSave() bool {
+	return len(in.entries) == 0 && in.seg.bytes > 0 && !in.remotePending()
+}
+
+// SaveCore appends a copy of the writable segment (every static of the
+// object, the step budget included: it goes on from there).
+func (in *Instance) SaveCore(dst []uint64) []uint64 {
+	n := (in.seg.bytes + 7) / 8
+	if cap(dst) < n {
+		dst = make([]uint64, n)
+	}
+	dst = dst[:n]
+	in.saveSegment(dst)
+	return dst
+}
+
+// RestoreCore puts a copy SaveCore made back.
+func (in *Instance) RestoreCore(src []uint64) {
+	if len(src)*8 < in.seg.bytes {
+		panic("cload: RestoreCore of a copy of another object")
+	}
+	if StateDrop == "snap" {
+		return
+	}
+	in.restoreSegment(src)
+	in.entries, in.afterW3, in.afterW2, in.quiet = in.entries[:0], in.afterW3[:0], in.afterW2[:0], in.quiet[:0]
 }
 
 // AppendState appends the compiled code's own state (fgraph.StateCore).
 func (in *Instance) AppendState(dst []uint64) []uint64 {
-	dst = append(dst, uint64(len(in.entries)), uint64(in.inStore), uint64(uintptr(in.lastPC)))
+	// The store being committed names its line (Kernel.Line) while
+	// inStore > 0; lastPC is stale otherwise.
+	pc := uint64(0)
+	if in.inStore > 0 {
+		pc = uint64(uintptr(in.lastPC))
+	}
+	dst = append(dst, uint64(len(in.entries)), uint64(in.inStore), pc)
 	for i, e := range in.entries {
 		dst = append(dst, uint64(e)<<3|b2u(in.afterW3[i])<<2|b2u(in.afterW2[i])<<1|b2u(in.quiet[i]))
 	}

@@ -89,6 +89,7 @@ struct fgc_segment {
 	unsigned long nwords;
 	unsigned long skip[FGC_SEG_SKIP][2];
 	unsigned long *other_in;		/* &fgc_other_in */
+	unsigned long bytes;			/* the segment's size (fgc_save) */
 };
 
 struct fgc_layout {

@@ -50,6 +50,8 @@
 void fgraph_init_ops(struct ftrace_ops *dst_ops, struct ftrace_ops *src_ops);
 int fgc_init(const struct fgc_go *g, const struct fgc_globals *glob, int ntasks, int nu);
 void fgc_segment(struct fgc_segment *s);
+void fgc_save(void *buf);
+void fgc_restore(const void *buf);
 
 static struct fgc_go go;		/* callbacks and the layout, set by fgc_init */
 static struct fgc_globals gl;		/* addresses of fgraph.c's statics */
@@ -1125,6 +1127,28 @@ void fgc_segment(struct fgc_segment *s)
 		s->skip[i][1] = (a[i] + n[i] - lo) / sizeof(long);
 	}
 	s->other_in = &fgc_other_in;
+	s->bytes = snap_hi - snap_lo;
+}
+
+/*
+ * fgc_save copies the writable segment to buf (fgc_segment's bytes) at a
+ * quiescent point, for the harness's prefix sharing; fgc_restore puts a
+ * copy back, after a remote CPU the last run left blocked has finished (as
+ * fgc_reset does). The remote thread's control block is in the heap: a
+ * copy is taken only while that thread is idle (fgc_remote_pending).
+ */
+void fgc_save(void *buf)
+{
+	memcpy(buf, (void *)snap_lo, snap_hi - snap_lo);
+}
+
+void fgc_restore(const void *buf)
+{
+	int r;
+
+	if (rc && rc->state == 1)
+		fgc_remote_finish(&r);	/* the Go side ignores its reports */
+	memcpy((void *)snap_lo, buf, snap_hi - snap_lo);
 }
 
 /* fgc_reset restores every static of the object to its state at init. */
