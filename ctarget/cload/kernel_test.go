@@ -32,8 +32,15 @@ func TestLayoutFromTheTree(t *testing.T) {
 }
 
 // BenchmarkStdKernel explores the first 2,000 schedules of std on the
-// compiled tree ($FGCHECK_KERNEL), per op.
-func BenchmarkStdKernel(b *testing.B) {
+// compiled tree ($FGCHECK_KERNEL), per op; BenchmarkStdKernelCache the
+// first 2,000 the state cache runs (it covers more).
+func BenchmarkStdKernel(b *testing.B) { benchKernel(b, harness.ExploreOptions{Workers: 1, MaxRuns: 2000}) }
+
+func BenchmarkStdKernelCache(b *testing.B) {
+	benchKernel(b, harness.ExploreOptions{Workers: 1, MaxRuns: 2000, Cache: true})
+}
+
+func benchKernel(b *testing.B, opt harness.ExploreOptions) {
 	dir := os.Getenv("FGCHECK_KERNEL")
 	if dir == "" {
 		b.Skip("no kernel tree: set FGCHECK_KERNEL")
@@ -45,8 +52,10 @@ func BenchmarkStdKernel(b *testing.B) {
 	for b.Loop() {
 		sc := harness.Standard(fgraph.V612)
 		sc.Target = k
-		if _, err := harness.Explore(sc, harness.ExploreOptions{Workers: 1, MaxRuns: 2000}); err != nil {
+		s, err := harness.Explore(sc, opt)
+		if err != nil {
 			b.Fatal(err)
 		}
+		b.ReportMetric(float64(s.Runs), "schedules/op")
 	}
 }
