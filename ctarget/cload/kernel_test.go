@@ -34,7 +34,9 @@ func TestLayoutFromTheTree(t *testing.T) {
 // BenchmarkStdKernel explores the first 2,000 schedules of std on the
 // compiled tree ($FGCHECK_KERNEL), per op; BenchmarkStdKernelCache the
 // first 2,000 the state cache runs (it covers more).
-func BenchmarkStdKernel(b *testing.B) { benchKernel(b, harness.ExploreOptions{Workers: 1, MaxRuns: 2000}) }
+func BenchmarkStdKernel(b *testing.B) {
+	benchKernel(b, harness.ExploreOptions{Workers: 1, MaxRuns: 2000})
+}
 
 func BenchmarkStdKernelCache(b *testing.B) {
 	benchKernel(b, harness.ExploreOptions{Workers: 1, MaxRuns: 2000, Cache: true})
