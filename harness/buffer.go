@@ -200,6 +200,9 @@ func (r *runner) regionOrder(c *ctx, buf []pending) (order, drop []int) {
 	if i != 0 {
 		r.rUsed++
 		r.sched.Orders = append(r.sched.Orders, Order{Region: region, Sites: sites, Drop: dsites})
+		if r.opt.OnChoice != nil {
+			r.opt.OnChoice(r.sched)
+		}
 		r.noteAlias(buf, o.Order)
 		if r.tr != nil {
 			if e := r.tracef(c, TraceOrder, "%s order %s = %s", c.name, region, orderLabel(buf, o)); e != nil {

@@ -82,3 +82,31 @@ func TestResumeIncompleteSnapCaught(t *testing.T) {
 		}()
 	}
 }
+
+// TestOnChoiceHoldsTheSchedule: the schedule OnChoice saw last is, when a
+// run ends, that run's whole schedule: also for a run that resumed from a
+// snap and skipped the choices of its prefix, and after a region order (a
+// compiled target keeps it as its crash record: a crash must write every
+// choice). It once missed the orders: OnChoice followed events only.
+func TestOnChoiceHoldsTheSchedule(t *testing.T) {
+	sc := Standard(fgraph.Latest)
+	sc.Bound.C = 1
+	var last Schedule
+	runs, resumed := 0, 0
+	opt := ExploreOptions{RunOptions: RunOptions{KeepGoing: true, OnChoice: func(s Schedule) { last = s.clone() }}}
+	opt.OnRun = func(r *Result) {
+		runs++
+		if len(r.Schedule.Events) > 0 && len(last.Events) > 0 {
+			resumed++
+		}
+		if got, want := fmt.Sprint(last), fmt.Sprint(r.Schedule); got != want {
+			t.Fatalf("run %d: OnChoice last saw %s, the run's schedule is %s", runs, got, want)
+		}
+	}
+	if _, err := Explore(sc, opt); err != nil {
+		t.Fatal(err)
+	}
+	if runs < 100 || resumed == 0 {
+		t.Fatalf("%d runs, %d with choices: too few to tell", runs, resumed)
+	}
+}

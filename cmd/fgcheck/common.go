@@ -539,7 +539,7 @@ func (h *hunt) onChoice() func(harness.Schedule) {
 			fmt.Sprintf("engine: %s; bound %s", h.kind, h.sc.Bound),
 			"violation: panic: the compiled fgraph.c crashed in this run (signal, BUG(), or a runaway loop: see the message of the run)",
 			"target: " + h.sc.Target.Name(),
-			"reproduce: fgcheck replay --kernel TREE THIS_FILE",
+			reproduce(h.sc),
 		}
 		f := &harness.File{Comments: story, Scenario: h.sc, Schedule: s, Expect: &harness.Expect{Oracle: harness.OraclePanic}}
 		text := f.Format()
@@ -583,12 +583,23 @@ func (h *hunt) fileText(res *harness.Result) []byte {
 				story = append(story, fmt.Sprintf("event %d (%s at %s): right after the store at fgraph.c:%d", e.ID, e.Kind, e.At, e.Line))
 			}
 		}
-		story = append(story, "reproduce: fgcheck replay --kernel TREE THIS_FILE (with --mutant NAME for a C mutant)")
-	} else {
-		story = append(story, "reproduce: fgcheck replay THIS_FILE")
 	}
+	story = append(story, reproduce(h.sc))
 	f := &harness.File{Comments: story, Scenario: h.sc, Schedule: res.Schedule, Expect: &harness.Expect{Oracle: v.Oracle}}
 	return f.Format()
+}
+
+// reproduce is the story's line that says how to run the file again: a C
+// mutant is a patch of the tree, not a line of the file, so its flag is
+// named.
+func reproduce(sc *harness.Scenario) string {
+	if sc.Target == nil {
+		return "reproduce: fgcheck replay THIS_FILE"
+	}
+	if k, ok := sc.Target.(*cload.Kernel); ok && k.Mutant != "" {
+		return "reproduce: fgcheck replay --kernel TREE --mutant " + k.Mutant + " THIS_FILE"
+	}
+	return "reproduce: fgcheck replay --kernel TREE THIS_FILE"
 }
 
 // failName is <variant>-<mutant or baseline>-<oracle>-<8 hex of sha256>.txt.

@@ -53,7 +53,9 @@ func TestExploreKernel(t *testing.T) {
 // TestKernelCrashIsAViolation: a C mutant that makes the compiled code
 // fault (a call through a corrupted function pointer). The process ends
 // with exit 1 (a violation, not misuse), the message says what crashed,
-// and the run's schedule file is on disk and expects the panic oracle.
+// and the run's schedule file is on disk, expects the panic oracle, says
+// how to replay it (the C mutant's flag included) and crashes again when
+// replayed so.
 func TestKernelCrashIsAViolation(t *testing.T) {
 	tree := needKernel(t)
 	dir := t.TempDir()
@@ -78,8 +80,16 @@ func TestKernelCrashIsAViolation(t *testing.T) {
 		t.Fatalf("saved files %v, want one panic schedule", files)
 	}
 	text, _ := os.ReadFile(files[0])
-	if !strings.Contains(string(text), "expect violation panic") || !strings.Contains(string(text), "with C mutant C-wild-call") {
+	if !strings.Contains(string(text), "expect violation panic") || !strings.Contains(string(text), "with C mutant C-wild-call") ||
+		!strings.Contains(string(text), "# reproduce: fgcheck replay --kernel TREE --mutant C-wild-call THIS_FILE") {
 		t.Errorf("saved file:\n%s", text)
+	}
+	again := child(t, dir, "replay", "--kernel", tree, "--mutant", "C-wild-call", files[0])
+	var stderr2 bytes.Buffer
+	again.Stderr = &stderr2
+	_, err = again.Output()
+	if rc := exitCode(t, err); rc != 1 || !strings.Contains(stderr2.String(), "VIOLATION panic: the compiled fgraph.c crashed: SIGSEGV") {
+		t.Errorf("replaying the saved file: exit %d, want 1 and the same crash\n%s", rc, stderr2.String())
 	}
 }
 

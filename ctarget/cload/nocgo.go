@@ -17,8 +17,9 @@ var ErrNoCgo = errors.New("this fgcheck was built without cgo (CGO_ENABLED=0 or 
 
 // Kernel is unavailable without cgo.
 type Kernel struct {
-	Tree *ctarget.Tree
-	Obj  *ctarget.Object
+	Tree   *ctarget.Tree
+	Obj    *ctarget.Object
+	Mutant string
 }
 
 // Open fails without cgo.
