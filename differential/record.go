@@ -59,6 +59,32 @@ func (r *recorder) reset() {
 	r.logSeen = 0
 }
 
+// recorded is a copy of a recorder's record at a quiescent point (no
+// region open), for prefix sharing (harness.SnapObserver).
+type recorded struct {
+	regions []region
+	snaps   []snapshot
+	logSeen int
+}
+
+// Save copies the record so far. The regions' stores and the snapshots'
+// slices are not written again once recorded, so the copy shares them.
+func (r *recorder) Save() any {
+	if len(r.open) > 0 {
+		panic("differential: a snap with a region open")
+	}
+	return &recorded{regions: append([]region(nil), r.regions...), snaps: append([]snapshot(nil), r.snaps...), logSeen: r.logSeen}
+}
+
+// Restore puts a record Save copied back: a run resumes from there.
+func (r *recorder) Restore(saved any) {
+	s := saved.(*recorded)
+	clear(r.open)
+	r.regions = append(r.regions[:0], s.regions...)
+	r.snaps = append(r.snaps[:0], s.snaps...)
+	r.logSeen = s.logSeen
+}
+
 func (r *recorder) Store(ctx string, level int, s fgraph.Site, a fgraph.Addr, v fgraph.Word) {
 	if level < 0 {
 		// A remote CPU's (or the setup's) stores: they run at one yield

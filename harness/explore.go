@@ -517,7 +517,7 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 		d.cache = &cacheState{c: wc, r: r, verify: verifyHook}
 	}
 	ro0 := opt.RunOptions
-	if (e.sc.Target == nil || encodes(e.sc.Target)) && !ro0.Trace && ro0.Observe == nil && ro0.wrap == nil && !ro0.InOrder && !noResume {
+	if (e.sc.Target == nil || encodes(e.sc.Target)) && !ro0.Trace && snapObserver(ro0.Observe) && ro0.wrap == nil && !ro0.InOrder && !noResume {
 		// Runs resume from the last quiescent point they share with an
 		// earlier run (resume.go).
 		r.snaps = &snaps{}
@@ -685,6 +685,16 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 			save(false) // the path now names the next schedule to run
 		}
 	}
+}
+
+// snapObserver reports whether o lets runs resume from snaps: none, or one
+// that saves and restores its record (SnapObserver).
+func snapObserver(o Observer) bool {
+	if o == nil {
+		return true
+	}
+	_, ok := o.(SnapObserver)
+	return ok
 }
 
 // noResume turns prefix sharing off (tests compare the two).

@@ -35,8 +35,11 @@ import (
 // no snap is taken while its remote CPU's thread is blocked in the
 // compiled code (Machine.CanSave). An OnChoice callback (the compiled
 // target's crash record) is called with the snap's schedule when a run
-// resumes. Off with a trace or an observer (their output comes from the
-// code running) and for a target that is no StateTarget. With the
+// resumes. An observer is kept beside the run if it is a SnapObserver
+// (the differential's recorder): its record is saved with the snap and
+// put back on resume. Off with a trace or another observer (their output
+// comes from the code running) and for a target that is no StateTarget.
+// With the
 // state cache the contexts' input digests are part of the task contexts
 // saved, so a resumed run looks up the same states. The exact counts,
 // verdicts, coverage and bytes of a schedule are the same as without it
@@ -54,6 +57,7 @@ type snap struct {
 	used   []bool // remoteUsed
 	orders []orderRec
 	finish []func()
+	obs    any // a SnapObserver's record (RunOptions.Observe)
 
 	pending             [model.Slots]int
 	kUsed, rUsed, eUsed int
@@ -184,6 +188,9 @@ func (r *runner) takeSnap(cur int) {
 		p.orders = append(p.orders, orderRec{region: reg, sites: sites, drop: d, hasDrop: ok})
 	}
 	p.finish = append(p.finish[:0], r.finish...)
+	if so, ok := r.opt.Observe.(SnapObserver); ok {
+		p.obs = so.Save()
+	}
 	p.pending = r.pending
 	p.kUsed, p.rUsed, p.eUsed, p.nextID = r.kUsed, r.rUsed, r.eUsed, r.nextID
 	p.events = append(p.events[:0], r.sched.Events...)
@@ -231,6 +238,9 @@ func (r *runner) restoreSnap(p *snap) {
 		}
 	}
 	r.finish = append(r.finish[:0], p.finish...)
+	if so, ok := r.opt.Observe.(SnapObserver); ok {
+		so.Restore(p.obs)
+	}
 	r.pending = p.pending
 	r.kUsed, r.rUsed, r.eUsed, r.nextID = p.kUsed, p.rUsed, p.eUsed, p.nextID
 	r.points = p.points

@@ -125,6 +125,18 @@ type Observer interface {
 	Quiescent(m *fgraph.Machine)
 }
 
+// SnapObserver is an Observer that prefix sharing (resume.go) can keep
+// beside a run: Save returns a copy of what it has recorded so far, at a
+// quiescent point after its Quiescent call; Restore puts such a copy back
+// when a run resumes from that point (the run's prefix is not run again,
+// so the observer would not see it). An Observer that is no SnapObserver
+// turns prefix sharing off.
+type SnapObserver interface {
+	Observer
+	Save() any
+	Restore(saved any)
+}
+
 // Liner is a compiled target that names the source line of the access it
 // is at (the line coverage of its stores).
 type Liner interface {
