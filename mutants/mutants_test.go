@@ -136,6 +136,57 @@ func TestOrdersVisitTheSameSchedules(t *testing.T) {
 	}
 }
 
+// TestNearShareSound: the near order with prefix sharing between its
+// consecutive runs (harness.Session) and without it visit the same
+// schedules and find the same first violation of each model, at the same
+// run, on std at C=1 with every mutant of the catalogue and without one
+// (explored completely), and at the std bound to the first kill.
+func TestNearShareSound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores every mutant twice")
+	}
+	describe := func(o outcome) string {
+		f := func(r *harness.Result) string {
+			if r == nil {
+				return "none"
+			}
+			return fmt.Sprintf("%s %v", r.Violations[0].Oracle, r.Schedule)
+		}
+		return fmt.Sprintf("runs %d complete %v first (run %d) %s firstK (run %d) %s", o.runs, o.complete, o.firstRuns, f(o.first), o.kRuns, f(o.firstK))
+	}
+	muts := []fgraph.Mutant{0}
+	for _, mi := range fgraph.Catalogue {
+		muts = append(muts, mi.Mutant)
+	}
+	for _, mu := range muts {
+		for _, stop := range []bool{false, true} {
+			sc := harness.Standard(fgraph.Latest)
+			sc.Mutant = mu
+			if !stop {
+				sc.Bound.C = 1
+			} else if mu == 0 || mu.Info().Control {
+				continue // the whole std bound: TestCatalogue's
+			}
+			var plain outcome
+			func() {
+				noShare = true
+				defer func() { noShare = false }()
+				var err error
+				if plain, err = exploreNear(sc, harness.RunOptions{}, stop); err != nil {
+					t.Fatal(err)
+				}
+			}()
+			shared, err := exploreNear(sc, harness.RunOptions{}, stop)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a, b := describe(plain), describe(shared); a != b {
+				t.Errorf("%v (stop %v): prefix sharing changes the near order's outcome:\nwithout: %s\nwith:    %s", mu, stop, a, b)
+			}
+		}
+	}
+}
+
 // OrderNear finds the region-order kills that the depth-first odometer
 // reaches last within a few thousand runs. (M-push-barrier1 is killed only
 // under the no-alias model, so the search goes on over the whole of std to

@@ -167,6 +167,33 @@ func (t *tree) prefix(id int32) {
 	slices.Reverse(t.path)
 }
 
+// firstDiff is the first choice point at which a run with choices b may
+// choose otherwise than the run with choices a before it: where their
+// steps first differ (the smaller point of the two), or where one has a
+// step the other lacks; never past last+1, so that every choice point
+// after b's last choice runs (its children are recorded there).
+func firstDiff(a, b []step, last int) int {
+	d := last + 1
+	for i := 0; ; i++ {
+		switch {
+		case i == len(a) && i == len(b):
+		case i == len(a):
+			d = b[i].j
+		case i == len(b):
+			d = a[i].j
+		case a[i] != b[i]:
+			d = min(a[i].j, b[i].j)
+		default:
+			continue
+		}
+		return min(d, last+1)
+	}
+}
+
+// noShare, in tests, runs every schedule of the near order from the start
+// (no prefix sharing between consecutive runs).
+var noShare bool
+
 // exploreNear visits the tree level by level (a level is a number of
 // non-default choices); each level is sorted by dist, discovery order
 // breaking ties. A run re-executes its node's choices (stateless, like
@@ -179,6 +206,14 @@ func exploreNear(sc *harness.Scenario, ro harness.RunOptions, stop bool) (outcom
 		return outcome{}, err
 	}
 	t := &tree{nodes: []node{{parent: -1, j: -1}}}
+	// One runner for all the runs: each resumes from the deepest snap it
+	// shares with the run before and reuses that run's checks
+	// (harness.Session), as Explore's runs do.
+	sess, err := harness.NewSession(sc, ro)
+	if err != nil {
+		return outcome{}, err
+	}
+	var prev []step
 	var out outcome
 	level := []int32{0}
 	var kids []int32
@@ -188,8 +223,16 @@ func exploreNear(sc *harness.Scenario, ro harness.RunOptions, stop bool) (outcom
 		for _, id := range level {
 			t.prefix(id)
 			last := int(t.nodes[id].j)
+			shared := firstDiff(prev, t.path, last)
+			if noShare {
+				shared = -1
+			}
+			prev = append(prev[:0], t.path...)
 			k := 0
 			ch := harness.ChooserFunc(func(p *harness.Point, opts []harness.Option) int {
+				for k < len(t.path) && t.path[k].j < p.Index {
+					k++ // a choice of the prefix a resumed run skipped
+				}
 				if k < len(t.path) && p.Index == t.path[k].j {
 					s := t.path[k]
 					k++
@@ -209,10 +252,7 @@ func exploreNear(sc *harness.Scenario, ro harness.RunOptions, stop bool) (outcom
 				}
 				return 0
 			})
-			res, err := harness.Run(sc, ch, ro)
-			if err != nil {
-				return out, err
-			}
+			res := sess.Run(ch, shared)
 			if bad != nil {
 				return out, bad
 			}
