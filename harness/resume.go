@@ -39,9 +39,8 @@ import (
 // (the differential's recorder): its record is saved with the snap and
 // put back on resume. Off with a trace or another observer (their output
 // comes from the code running) and for a target that is no StateTarget.
-// With the
-// state cache the contexts' input digests are part of the task contexts
-// saved, so a resumed run looks up the same states. The exact counts,
+// With the state cache the contexts' input digests are part of the task
+// contexts saved, so a resumed run looks up the same states. The exact counts,
 // verdicts, coverage and bytes of a schedule are the same as without it
 // (std_test.go's pins; resume_test.go compares std, peer-spin and every
 // mutant with it on and off; cache_test.go the cache with it).
