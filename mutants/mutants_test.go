@@ -387,3 +387,26 @@ func ExampleRun() {
 	// F5-tail killed=true by ret-addr; minimized to 0 schedule lines
 	// score 2/2
 }
+
+// TestFirstDiff: the first choice point at which the next run of the near
+// order may choose otherwise than the one before it.
+func TestFirstDiff(t *testing.T) {
+	s := func(j, o int) step { return step{j: j, o: o, n: 3} }
+	for _, tc := range []struct {
+		why     string
+		a, b    []step
+		last, d int
+	}{
+		{"the first run after the root: b's choice at 4 is new", nil, []step{s(4, 1)}, 4, 4},
+		{"siblings: the same point, another option", []step{s(4, 1)}, []step{s(4, 2)}, 4, 4},
+		{"cousins: the earlier of the two points", []step{s(2, 1), s(9, 1)}, []step{s(2, 1), s(5, 1)}, 5, 5},
+		{"the earlier point is a's", []step{s(2, 1), s(3, 1)}, []step{s(2, 1), s(5, 1)}, 5, 3},
+		{"b shorter (a new level begins): capped after b's last choice", []step{s(1, 1), s(7, 1)}, []step{s(1, 1)}, 1, 2},
+		{"a shorter: b's next choice is new", []step{s(1, 1)}, []step{s(1, 1), s(6, 2)}, 6, 6},
+		{"the root after anything: nothing shared", []step{s(3, 1)}, nil, -1, 0},
+	} {
+		if got := firstDiff(tc.a, tc.b, tc.last); got != tc.d {
+			t.Errorf("%s: firstDiff(%v, %v, %d) = %d, want %d", tc.why, tc.a, tc.b, tc.last, got, tc.d)
+		}
+	}
+}
