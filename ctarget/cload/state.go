@@ -90,6 +90,9 @@ func (in *Instance) CanSave() bool {
 // object, the step budget included: it goes on from there).
 func (in *Instance) SaveCore(dst []uint64) []uint64 {
 	n := (in.seg.bytes + 7) / 8
+	if n == 0 {
+		return dst[:0] // not attached
+	}
 	if cap(dst) < n {
 		dst = make([]uint64, n)
 	}
@@ -100,8 +103,8 @@ func (in *Instance) SaveCore(dst []uint64) []uint64 {
 
 // RestoreCore puts a copy SaveCore made back.
 func (in *Instance) RestoreCore(src []uint64) {
-	if len(src)*8 < in.seg.bytes {
-		panic("cload: RestoreCore of a copy of another object")
+	if len(src)*8 < in.seg.bytes || in.seg.bytes == 0 {
+		panic("cload: RestoreCore of a copy of another object, or before Attach")
 	}
 	if StateDrop == "snap" {
 		return
