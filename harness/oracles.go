@@ -338,21 +338,21 @@ func (r *runner) cursorAtBottom(t int, retp fgraph.Word) bool {
 }
 
 // snapshotLive copies curr_ret_stack, curr_ret_depth and the live words.
-func (r *runner) snapshotLive(t int) []fgraph.Word {
+func (r *runner) snapshotLive(out []fgraph.Word, t int) []fgraph.Word {
 	m := r.m
 	b := m.TaskBase(t)
 	curr := int(int64(m.Mem[b+fgraph.TaskCurr]))
 	if curr < 0 || curr > r.cfg.StackWords {
 		curr = 0
 	}
-	out := make([]fgraph.Word, 0, curr+2)
-	out = append(out, m.Mem[b+fgraph.TaskCurr], m.Mem[b+fgraph.TaskDepth])
+	out = append(out[:0], m.Mem[b+fgraph.TaskCurr], m.Mem[b+fgraph.TaskDepth])
 	return append(out, m.Mem[b+fgraph.TaskWords:b+fgraph.TaskWords+fgraph.Addr(curr)]...)
 }
 
 // checkTransparent is oracle 5.
 func (r *runner) checkTransparent(c *ctx, before []fgraph.Word) {
-	after := r.snapshotLive(r.m.Current)
+	after := r.snapshotLive(r.liveAfter[:0], r.m.Current)
+	r.liveAfter = after
 	if len(after) != len(before) || after[0] != before[0] {
 		r.violate(OracleTransparency, fmt.Sprintf("curr_ret_stack was %d before the interrupt, %d after", int64(before[0]), int64(after[0])))
 		return

@@ -184,10 +184,14 @@ type runner struct {
 	sigBuf   []byte
 	extCache map[string][]Option // commit orders by region shape (orderOptions)
 	recBuf   []fgraph.Record
-	walkBuf  []int
-	expBuf   []expectFrame
-	ver      uint64 // bumped whenever memory or the model changes
-	checked  uint64 // ver at the last in-place check
+	// liveBuf holds, per interrupt level, the live words the interrupt
+	// found (the transparency oracle's before); liveAfter its after.
+	liveBuf   [8][]fgraph.Word
+	liveAfter []fgraph.Word
+	walkBuf   []int
+	expBuf    []expectFrame
+	ver       uint64 // bumped whenever memory or the model changes
+	checked   uint64 // ver at the last in-place check
 	// inReserveWindow: a context has raised curr_ret_stack in
 	// fgraph_reserve_data and its rewrite of the DATA word (W3) is still
 	// pending while the word in memory differs from it.
@@ -1207,7 +1211,9 @@ func (r *runner) interrupt(parent *ctx, id int, k EventKind, at Pos) {
 	if k == EvNMI {
 		prog = r.sc.NMI
 	}
-	before := r.snapshotLive(t)
+	lv := (parent.level + 1) & 7
+	before := r.snapshotLive(r.liveBuf[lv][:0], t)
+	r.liveBuf[lv] = before
 	c := r.newCtx()
 	c.name, c.level, c.kind, c.task = strconv.Itoa(id), parent.level+1, k, t
 	if r.hashing {
