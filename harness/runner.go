@@ -188,10 +188,14 @@ type runner struct {
 	// found (the transparency oracle's before); liveAfter its after.
 	liveBuf   [8][]fgraph.Word
 	liveAfter []fgraph.Word
-	walkBuf   []int
-	expBuf    []expectFrame
-	ver       uint64 // bumped whenever memory or the model changes
-	checked   uint64 // ver at the last in-place check
+	// entBuf and retBuf are the storage of the model's last call and
+	// return results (CallWithBuf, ReturnWithBuf).
+	entBuf  []model.EntryCall
+	retBuf  []model.RetCall
+	walkBuf []int
+	expBuf  []expectFrame
+	ver     uint64 // bumped whenever memory or the model changes
+	checked uint64 // ver at the last in-place check
 	// inReserveWindow: a context has raised curr_ret_stack in
 	// fgraph_reserve_data and its rewrite of the DATA word (W3) is still
 	// pending while the word in memory differs from it.
@@ -618,7 +622,7 @@ func (r *runner) call(c *ctx, op Op) {
 	// The model's view of the same call, against the user table the
 	// kernel used (users that came or went meanwhile: what it did).
 	tab := r.table(slots, r.records(c, fgraph.RecEntry))
-	res := r.model.CallWith(t, op.Func, ret, fgraph.FuncAddr(op.Func), retp, r.claimed(c), &tab)
+	res := r.model.CallWithBuf(r.entBuf, t, op.Func, ret, fgraph.FuncAddr(op.Func), retp, r.claimed(c), &tab)
 	if hij != res.Pushed {
 		r.violate("model", fmt.Sprintf("call %d: kernel hijacked=%v, model pushed=%v (traced=%v overrun=%v)", op.Func, hij, res.Pushed, res.Traced, res.Overrun))
 		if r.stopped {
@@ -639,10 +643,11 @@ func (r *runner) call(c *ctx, op Op) {
 		// the filter. Follow it (no filter for this call) so that the rest
 		// of the run is judged against what the kernel did.
 		r.model.Cfg.NoFilter = true
-		res = r.model.CallWith(t, op.Func, ret, fgraph.FuncAddr(op.Func), retp, r.claimed(c), &tab)
+		res = r.model.CallWithBuf(r.entBuf, t, op.Func, ret, fgraph.FuncAddr(op.Func), retp, r.claimed(c), &tab)
 		r.model.Cfg.NoFilter = r.mcfg.NoFilter
 	}
 	r.checkEntries(c, op.Func, res)
+	r.entBuf = res.Entries[:0]
 }
 
 func (r *runner) ret(c *ctx) {
@@ -679,7 +684,8 @@ func (r *runner) ret(c *ctx) {
 		}
 		r.mineBuf = mine
 		tab := r.table(slots, mine)
-		mr, err := r.model.ReturnWith(t, &tab)
+		mr, err := r.model.ReturnWithBuf(r.retBuf, t, &tab)
+		r.retBuf = mr.Calls[:0]
 		if err != nil {
 			r.violate("model", fmt.Sprintf("return through return_to_handler: %v", err))
 			return

@@ -278,7 +278,14 @@ func (s *State) Call(t, fn int, ret, funcAddr, retp uint64, claimed int) CallRes
 // model's own: the harness passes the table the kernel actually used when
 // users came or went during the call.
 func (s *State) CallWith(t, fn int, ret, funcAddr, retp uint64, claimed int, slots *[Slots]Slot) CallResult {
-	var r CallResult
+	return s.CallWithBuf(nil, t, fn, ret, funcAddr, retp, claimed, slots)
+}
+
+// CallWithBuf is CallWith with the result's Entries built in buf's storage
+// (the harness passes the last result's, so that a call allocates no
+// list): the result is valid until buf's storage is used again.
+func (s *State) CallWithBuf(buf []EntryCall, t, fn int, ret, funcAddr, retp uint64, claimed int, slots *[Slots]Slot) CallResult {
+	r := CallResult{Entries: buf[:0]}
 	if !s.Traced(fn) {
 		return r
 	}
@@ -365,6 +372,12 @@ func (s *State) Return(t int) (ReturnResult, error) { return s.ReturnWith(t, &s.
 // ReturnWith is Return evaluated against the given user table (see
 // CallWith).
 func (s *State) ReturnWith(t int, slots *[Slots]Slot) (ReturnResult, error) {
+	return s.ReturnWithBuf(nil, t, slots)
+}
+
+// ReturnWithBuf is ReturnWith with the result's Calls built in buf's
+// storage (as CallWithBuf).
+func (s *State) ReturnWithBuf(buf []RetCall, t int, slots *[Slots]Slot) (ReturnResult, error) {
 	tk := &s.Tasks[t]
 	if len(tk.Frames) == 0 {
 		return ReturnResult{}, fmt.Errorf("return on task %d with no frame", t)
@@ -372,7 +385,7 @@ func (s *State) ReturnWith(t int, slots *[Slots]Slot) (ReturnResult, error) {
 	f := tk.Frames[len(tk.Frames)-1]
 	tk.Frames = tk.Frames[:len(tk.Frames)-1]
 	tk.Depth--
-	r := ReturnResult{Frame: f}
+	r := ReturnResult{Frame: f, Calls: buf[:0]}
 	for i := 0; i < Slots; i++ {
 		sl := slots[i]
 		if f.Bits&(1<<i) == 0 || sl.User < 0 {
