@@ -139,13 +139,23 @@ func (r *runner) extensions(buf []pending, keep []int, limit int) [][]int {
 
 const maxOrders = 5040
 
+// keepProgramOrder records that region keeps its program order for the rest
+// of the run (runner.orders, and the fast path runner.progOrder).
+func (r *runner) keepProgramOrder(region fgraph.Site) {
+	r.orders[region] = nil
+	r.progOrder[region] = true
+}
+
 // regionOrder returns the commit order and the dropped stores of c's region.
 func (r *runner) regionOrder(c *ctx, buf []pending) (order, drop []int) {
 	n := len(buf)
 	region := buf[0].site
+	if r.progOrder[region] {
+		return r.identity(n), nil // program order, the common case
+	}
 	if sites, ok := r.orders[region]; ok {
 		if sites == nil && r.drops[region] == nil {
-			return r.identity(n), nil // program order, the common case
+			return r.identity(n), nil // program order
 		}
 		// A later instance: while every order the run chose is one
 		// kbuild's compiler may emit, the ranking is applied under kbuild's
@@ -171,11 +181,11 @@ func (r *runner) regionOrder(c *ctx, buf []pending) (order, drop []int) {
 			}
 			return order, drop
 		}
-		r.orders[region] = nil // program order
+		r.keepProgramOrder(region)
 		return r.identity(n), nil
 	}
 	if r.rUsed >= r.sc.Bound.R || r.sc.Bound.spent(r.kUsed, r.rUsed, r.eUsed) {
-		r.orders[region] = nil // program order
+		r.keepProgramOrder(region)
 		return r.identity(n), nil
 	}
 	opts := r.orderOptions(buf)
@@ -191,7 +201,7 @@ func (r *runner) regionOrder(c *ctx, buf []pending) (order, drop []int) {
 	}
 	o := opts[i]
 	if i == 0 {
-		r.orders[region] = nil // program order
+		r.keepProgramOrder(region)
 		return r.identity(n), nil
 	}
 	sites := sitesOf(buf, o.Order)

@@ -235,6 +235,7 @@ func (r *runner) restoreSnap(p *snap) {
 		if o.hasDrop {
 			r.drops[o.region] = o.drop
 		}
+		r.progOrder[o.region] = o.sites == nil && !o.hasDrop
 	}
 	r.finish = append(r.finish[:0], p.finish...)
 	if so, ok := r.opt.Observe.(SnapObserver); ok {

@@ -162,8 +162,12 @@ type runner struct {
 	pending [model.Slots]int
 	orders  map[fgraph.Site][]fgraph.Site // chosen orders, by site
 	drops   map[fgraph.Site][]fgraph.Site
-	nextID  int
-	points  int
+	// progOrder[s]: region s keeps its program order with no store dropped
+	// (orders[s] nil, no drops[s]): regionOrder's common case without a
+	// map lookup.
+	progOrder [fgraph.NumSites]bool
+	nextID    int
+	points    int
 
 	sched    Schedule
 	aliasDep bool
@@ -423,6 +427,7 @@ func (r *runner) reset() {
 	clear(r.remoteUsed)
 	clear(r.orders)
 	clear(r.drops)
+	r.progOrder = [fgraph.NumSites]bool{}
 	r.finish, r.later = r.finish[:0], r.later[:0]
 	r.pending = [model.Slots]int{}
 	r.kUsed, r.rUsed, r.eUsed, r.nextID, r.points, r.direct = 0, 0, 0, 0, 0, 0
