@@ -507,20 +507,10 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 	}
 	shard, of := opt.Shard+i*e.shards, e.shards*e.pieces
 	d := &dfs{shard: shard, of: of, zero: true}
-	if e.sc.Target == nil || encodes(e.sc.Target) {
-		// The code is deterministic: a run that replays the previous
-		// run's choices applies that run's checks (reuse.go).
-		r.reuse = &reuse{}
-	}
+	r.shareRuns(opt.RunOptions)
 	if wc != nil {
 		r.hashing = true
 		d.cache = &cacheState{c: wc, r: r, verify: verifyHook}
-	}
-	ro0 := opt.RunOptions
-	if (e.sc.Target == nil || encodes(e.sc.Target)) && !ro0.Trace && snapObserver(ro0.Observe) && ro0.wrap == nil && !ro0.InOrder && !noResume {
-		// Runs resume from the last quiescent point they share with an
-		// earlier run (resume.go).
-		r.snaps = &snaps{}
 	}
 	s := &Summary{Complete: true}
 	if opt.Resume != nil {
@@ -581,24 +571,18 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 		if d.cache != nil {
 			d.cache.hit = false
 		}
-		if r.reuse != nil {
-			// The choices before the last step of the path are the
-			// previous run's (next() changed only the last one).
-			until := len(d.path) - 1
-			if s.Executed == 0 {
-				until = -1 // no previous run in this piece
-			}
-			r.reuse.startRun(until, r.res)
-			if r.snaps != nil {
-				r.snaps.startRun(until)
-				if p := r.snaps.from; p != nil {
-					// The DFS replays the snap's choices no more.
-					d.pos, d.zero = p.points, true
-					for _, st := range d.path[:p.points] {
-						if st.c != 0 {
-							d.zero = false
-						}
-					}
+		// The choices before the last step of the path are the previous
+		// run's (next() changed only the last one).
+		until := len(d.path) - 1
+		if s.Executed == 0 {
+			until = -1 // no previous run in this piece
+		}
+		if p := r.startShared(until); p != nil {
+			// The DFS replays the snap's choices no more.
+			d.pos, d.zero = p.points, true
+			for _, st := range d.path[:p.points] {
+				if st.c != 0 {
+					d.zero = false
 				}
 			}
 		}
@@ -685,16 +669,6 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 			save(false) // the path now names the next schedule to run
 		}
 	}
-}
-
-// snapObserver reports whether o lets runs resume from snaps: none, or one
-// that saves and restores its record (SnapObserver).
-func snapObserver(o Observer) bool {
-	if o == nil {
-		return true
-	}
-	_, ok := o.(SnapObserver)
-	return ok
 }
 
 // noResume turns prefix sharing off (tests compare the two).

@@ -101,6 +101,46 @@ type snaps struct {
 	cov []uint32
 }
 
+// shareRuns turns on what lets a runner's consecutive runs share their
+// prefix (Explore's pieces, Session): check reuse where the code under
+// test is deterministic (the port, a StateTarget), and snaps where opt
+// lets a run skip its prefix (no trace, no observer that is no
+// SnapObserver, no wrapped chooser, not the in-order port).
+func (r *runner) shareRuns(opt RunOptions) {
+	if r.sc.Target != nil && !encodes(r.sc.Target) {
+		return
+	}
+	r.reuse = &reuse{}
+	if !opt.Trace && snapObserver(opt.Observe) && opt.wrap == nil && !opt.InOrder && !noResume {
+		r.snaps = &snaps{}
+	}
+}
+
+// snapObserver reports whether o lets runs resume from snaps: none, or one
+// that saves and restores its record (SnapObserver).
+func snapObserver(o Observer) bool {
+	if o == nil {
+		return true
+	}
+	_, ok := o.(SnapObserver)
+	return ok
+}
+
+// startShared begins a run whose choices before choice point until are
+// the previous run's (-1: none shared): it reuses the checks of that
+// prefix and returns the snap it resumes from (nil: from the start).
+func (r *runner) startShared(until int) *snap {
+	if r.reuse == nil {
+		return nil
+	}
+	r.reuse.startRun(until, r.res)
+	if r.snaps == nil {
+		return nil
+	}
+	r.snaps.startRun(until)
+	return r.snaps.from
+}
+
 // startRun drops the snaps that a run whose choices before choice point
 // until are shared does not share, and picks the deepest one left.
 func (s *snaps) startRun(until int) {
@@ -235,7 +275,7 @@ func (r *runner) restoreSnap(p *snap) {
 		if o.hasDrop {
 			r.drops[o.region] = o.drop
 		}
-		r.progOrder[o.region] = o.sites == nil && !o.hasDrop
+		r.progOrder[o.region] = o.sites == nil && o.drop == nil
 	}
 	r.finish = append(r.finish[:0], p.finish...)
 	if so, ok := r.opt.Observe.(SnapObserver); ok {

@@ -8,9 +8,8 @@ package harness
 // mutants' near order) and so cannot use Explore's odometer; each result is
 // the one Run would give.
 type Session struct {
-	r    *runner
-	opt  RunOptions
-	runs int
+	r   *runner
+	opt RunOptions
 }
 
 // NewSession prepares runs of sc with opt. Prefix sharing is on where
@@ -25,12 +24,7 @@ func NewSession(sc *Scenario, opt RunOptions) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	if sc.Target == nil || encodes(sc.Target) {
-		r.reuse = &reuse{}
-		if !opt.Trace && snapObserver(opt.Observe) && opt.wrap == nil && !opt.InOrder && !noResume {
-			r.snaps = &snaps{}
-		}
-	}
+	r.shareRuns(opt)
 	return &Session{r: r, opt: opt}, nil
 }
 
@@ -39,19 +33,9 @@ func NewSession(sc *Scenario, opt RunOptions) (*Session, error) {
 // the run before did; at every point below it ch must make that run's
 // choice, and it is not asked at the points a resumed run skips (a chooser
 // that matches its choices by Point.Index is right either way). The first
-// run of a session shares nothing, whatever shared says.
+// run of a session shares nothing, whatever shared says: there is no run
+// before it, no check record and no snap.
 func (s *Session) Run(ch Chooser, shared int) *Result {
-	r := s.r
-	until := shared
-	if s.runs == 0 || until < 0 {
-		until = -1
-	}
-	if r.reuse != nil {
-		r.reuse.startRun(until, r.res)
-		if r.snaps != nil {
-			r.snaps.startRun(until)
-		}
-	}
-	s.runs++
-	return r.run(ch, s.opt)
+	s.r.startShared(shared)
+	return s.r.run(ch, s.opt)
 }
