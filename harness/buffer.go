@@ -154,9 +154,6 @@ func (r *runner) regionOrder(c *ctx, buf []pending) (order, drop []int) {
 		return r.identity(n), nil // program order, the common case
 	}
 	if sites, ok := r.orders[region]; ok {
-		if sites == nil && r.drops[region] == nil {
-			return r.identity(n), nil // program order
-		}
 		// A later instance: while every order the run chose is one
 		// kbuild's compiler may emit, the ranking is applied under kbuild's
 		// constraints too, so that the run is exactly the run of the
@@ -170,6 +167,7 @@ func (r *runner) regionOrder(c *ctx, buf []pending) (order, drop []int) {
 	if r.rep != nil {
 		if o := r.rep.orderFor(region); o != nil {
 			r.orders[region], r.drops[region] = o.Sites, o.Drop
+			r.progOrder[region] = o.Sites == nil && o.Drop == nil
 			r.rUsed++
 			r.sched.Orders = append(r.sched.Orders, *o)
 			order, drop := r.applyOrder(buf, o.Sites, o.Drop, r.sc.Alias)

@@ -162,9 +162,9 @@ type runner struct {
 	pending [model.Slots]int
 	orders  map[fgraph.Site][]fgraph.Site // chosen orders, by site
 	drops   map[fgraph.Site][]fgraph.Site
-	// progOrder[s]: region s keeps its program order with no store dropped
-	// (orders[s] nil, no drops[s]): regionOrder's common case without a
-	// map lookup.
+	// progOrder[s] is whether region s keeps its program order with no
+	// store dropped (orders[s] present and nil, drops[s] nil): regionOrder's
+	// common case, without a map lookup. Every write of orders keeps it.
 	progOrder [fgraph.NumSites]bool
 	nextID    int
 	points    int
