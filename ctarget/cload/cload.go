@@ -232,7 +232,7 @@ func (in *Instance) Attach(m *fgraph.Machine) error {
 		return fmt.Errorf("the kernel target has room for %d tasks and %d users", C.FGC_MAX_TASKS, C.FGC_MAX_USERS)
 	}
 	in.m = m
-	in.entries, in.afterW3, in.afterW2, in.quiet = in.entries[:0], in.afterW3[:0], in.afterW2[:0], in.quiet[:0]
+	in.clearEntries()
 	in.nTasks = cfg.Tasks
 	in.stride = int(m.TaskBase(1%cfg.Tasks) - m.TaskBase(0))
 	if cfg.Tasks == 1 {
@@ -310,6 +310,11 @@ func (in *Instance) push(e ctarget.Entry) {
 	in.entries = append(in.entries, e)
 	in.afterW3 = append(in.afterW3, false)
 	in.afterW2 = append(in.afterW2, false)
+}
+
+// clearEntries forgets the entry points in flight (a reset, a restore).
+func (in *Instance) clearEntries() {
+	in.entries, in.afterW3, in.afterW2, in.quiet = in.entries[:0], in.afterW3[:0], in.afterW2[:0], in.quiet[:0]
 }
 
 func (in *Instance) pop() {
@@ -468,7 +473,7 @@ func (in *Instance) Reset() {
 	in.resetting = true
 	C.fgc_call_reset(in.api)
 	in.resetting = false
-	in.entries, in.afterW3, in.afterW2, in.quiet = in.entries[:0], in.afterW3[:0], in.afterW2[:0], in.quiet[:0]
+	in.clearEntries()
 }
 
 // Poke writes a harness store of a shadow-stack word into the C memory.

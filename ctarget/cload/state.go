@@ -110,7 +110,7 @@ func (in *Instance) RestoreCore(src []uint64) {
 		return
 	}
 	in.restoreSegment(src)
-	in.entries, in.afterW3, in.afterW2, in.quiet = in.entries[:0], in.afterW3[:0], in.afterW2[:0], in.quiet[:0]
+	in.clearEntries()
 }
 
 // AppendState appends the compiled code's own state (fgraph.StateCore).
