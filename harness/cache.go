@@ -261,6 +261,8 @@ type cacheState struct {
 	hitE    cacheEntry
 	hitP    int64
 	tot     totals
+	// tails: the tail points the current run recorded (dfs.tail).
+	tails []keyed
 	// verify (tests): hits are not taken; every subtree whose state was
 	// stored is explored again and compared with the stored totals, and
 	// verify is called with the first visit's and this visit's schedules
@@ -295,6 +297,55 @@ func (d *dfs) lookup() (hit bool) {
 	return false
 }
 
+// tailer is what a runner asks at the quiescent points of a run's
+// deterministic tail (runner.tails): the DFS with its cache.
+type tailer interface{ tail() }
+
+// tail is called at a quiescent point between two ops of a run that can
+// make no more choices (runner.noChoiceLeft). What is left of the run is
+// then determined by its state, as below a choice point, so the state is
+// looked up the same way: a hit stops the run and counts the stored tail
+// instead (one schedule, its verdicts, known findings and choice points);
+// a miss records the point, and the run's totals are stored under it once
+// the run is counted (storeTails). Without it a run ran its whole tail
+// whenever its last choice was new, though most tails join one run
+// before: std at C=2 looked up 17,634 choice points for 55,272 runs.
+// A sharded piece looks up no tail of a run whose choices are all the
+// default (only shard 0 counts that run).
+func (d *dfs) tail() {
+	cs := d.cache
+	if cs == nil || cs.hit || d.of > 1 && d.zero {
+		return
+	}
+	r := cs.r
+	k, ks := cs.key()
+	p0 := int64(r.points)
+	e, ok := cs.c.get(k, ks)
+	if ok && cs.verify == nil {
+		cs.hit, cs.hitE, cs.hitP = true, e, p0
+		r.stopped = true
+		return
+	}
+	kd := keyed{depth: -1, k: k, ks: ks, t0: cs.tot, p0: p0}
+	if cs.verify != nil {
+		kd.sched = r.sched.clone()
+		kd.enc = append([]uint64(nil), cs.scratch...)
+		kd.verify, kd.want = ok, e
+	}
+	cs.tails = append(cs.tails, kd)
+}
+
+// storeTails stores the tails the run just counted recorded (counted:
+// the run, or the stored tail it hit, was added to the totals).
+func (cs *cacheState) storeTails(counted bool) {
+	if counted {
+		for _, kd := range cs.tails {
+			cs.store(kd)
+		}
+	}
+	cs.tails = cs.tails[:0]
+}
+
 // keyed is a recorded choice point on the path: its state and the totals
 // when its subtree began.
 type keyed struct {
@@ -312,13 +363,18 @@ type keyed struct {
 
 // leave stores the subtree of the recorded point at depth i, now complete.
 func (d *dfs) leave(i int) {
-	cs := d.cache
 	n := len(d.keys)
 	if n == 0 || d.keys[n-1].depth != i {
 		return
 	}
 	kd := d.keys[n-1]
 	d.keys = d.keys[:n-1]
+	d.cache.store(kd)
+}
+
+// store stores the totals since kd was recorded under its state: its
+// subtree is complete (verify mode: compares them with the stored ones).
+func (cs *cacheState) store(kd keyed) {
 	t := cs.tot
 	t.runs -= kd.t0.runs
 	t.points -= kd.t0.points

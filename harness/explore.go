@@ -511,6 +511,7 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 	if wc != nil {
 		r.hashing = true
 		d.cache = &cacheState{c: wc, r: r, verify: verifyHook}
+		r.tails = d
 	}
 	s := &Summary{Complete: true}
 	if opt.Resume != nil {
@@ -570,6 +571,7 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 		}
 		if d.cache != nil {
 			d.cache.hit = false
+			d.cache.tails = d.cache.tails[:0]
 		}
 		// The choices before the last step of the path are the previous
 		// run's (next() changed only the last one).
@@ -625,8 +627,12 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 			}
 			e.count(t.runs, t.viol)
 			counted = false
+			cs.storeTails(true)
 		} else if counted && d.cache != nil {
 			d.cache.countRun(res)
+			d.cache.storeTails(true)
+		} else if d.cache != nil {
+			d.cache.storeTails(false)
 		}
 		if counted {
 			s.count(res)

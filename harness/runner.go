@@ -243,6 +243,11 @@ type runner struct {
 	// hashing: the explorer caches visited states (state.go): every
 	// context keeps the digest of its inputs.
 	hashing bool
+	// tails, with the cache: the DFS, asked at each quiescent point of a
+	// run that can make no more choices whether the rest of the run is a
+	// tail it has seen (cache.go); between is set while it encodes.
+	tails   tailer
+	between bool
 	// reuse, with the cache: the in-place checks of the previous run,
 	// applied instead of run again over the shared prefix (reuse.go).
 	reuse *reuse
@@ -531,6 +536,11 @@ func (r *runner) runTasks(cur int) {
 			r.quiescent()
 			if r.snaps != nil {
 				r.takeSnap(cur)
+			}
+			if r.tails != nil && !r.stopped && r.pc[cur] < len(prog) && r.noChoiceLeft() {
+				r.between = true
+				r.tails.tail()
+				r.between = false
 			}
 		}
 		next := -1
@@ -1381,6 +1391,13 @@ func (r *runner) modelRegister(u, idx int) {
 	if err := r.model.Register(u, idx); err != nil {
 		r.violate("model", err.Error())
 	}
+}
+
+// noChoiceLeft reports whether no later yield point or region can offer a
+// choice in this run: the cap is reached, or every budget is spent.
+func (r *runner) noChoiceLeft() bool {
+	b := r.sc.Bound
+	return b.spent(r.kUsed, r.rUsed, r.eUsed) || r.kUsed >= b.K && r.rUsed >= b.R && r.eUsed >= b.E
 }
 
 // quiescent runs the deferred halves of remote actions and the model

@@ -144,7 +144,7 @@ func (r *runner) appendState(dst []uint64, drop int) []uint64 {
 			// remotes still offered and the tails of those that fired
 			// (r.finish / r.later, determined by these while E <= 1), the
 			// registrations whose tail has not published yet.
-			dst = append(dst, uint64(len(r.pc)), uint64(m.Current))
+			dst = append(dst, uint64(len(r.pc)), uint64(m.Current), boolU(r.between))
 			for _, pc := range r.pc {
 				dst = append(dst, uint64(pc))
 			}
@@ -175,14 +175,18 @@ func (r *runner) appendState(dst []uint64, drop int) []uint64 {
 			// the run (or, with KeepGoing, marks it failed); the flags the
 			// allowances match on; whether the in-place oracles still have
 			// to look at the last change.
-			var viol, known uint64
+			// Of each known finding, the oracle that reported it too: a
+			// run's verdicts are (oracle, finding) pairs, and a run the
+			// cache stops keeps those of its prefix only through its twin.
+			var viol, known, by uint64
 			for _, v := range r.res.Violations {
 				viol |= 1 << oracleIndex[v.Oracle]
 			}
 			for _, v := range r.res.Known {
 				known |= 1 << knownIndex[v.Known]
+				by = by*8 + uint64(oracleIndex[v.Oracle])
 			}
-			dst = append(dst, viol, known,
+			dst = append(dst, viol, known, by,
 				b2u(r.stopped)|b2u(r.aliasDep)<<1|b2u(r.inReserveWindow)<<2|b2u(r.staleRetp)<<3|b2u(r.clobbered)<<4|
 					b2u(r.directRace)<<5|b2u(r.checked != r.ver)<<6|uint64(r.direct)<<8,
 				uint64(len(r.clobberedFixes))|b2u(r.clobberSpread)<<32)
@@ -193,22 +197,41 @@ func (r *runner) appendState(dst []uint64, drop int) []uint64 {
 			// The contexts on the CPU, bottom first, and the tasks off it.
 			dst = append(dst, uint64(len(r.ctxs)))
 			for _, c := range r.taskCt {
-				dst = appendCtx(dst, c)
+				dst = appendCtx(dst, c, r.idle(c))
 			}
 			for _, c := range r.ctxs {
-				dst = appendCtx(dst, c)
+				dst = appendCtx(dst, c, r.idle(c))
 			}
 		}
 	}
 	return dst
 }
 
+// idle reports whether c is a task context between two ops: off the CPU
+// (a task switch happens only between ops), or on it at a quiescent point
+// (runner.between, a tail lookup).
+func (r *runner) idle(c *ctx) bool {
+	if !slices.Contains(r.taskCt, c) {
+		return false // an interrupt's or a nested call's context is in flight
+	}
+	return r.between || len(r.ctxs) == 0 || r.ctxs[0] != c
+}
+
 // appendCtx encodes one context: where it is (level, nesting, its input
 // digest and op count), what it has not committed yet, and what the
-// oracles track of its entry, return and reservation in flight.
-func appendCtx(dst []uint64, c *ctx) []uint64 {
-	dst = append(dst, uint64(c.level)|uint64(c.kind)<<8|uint64(c.task)<<16|uint64(c.nest)<<24|uint64(c.irqOff)<<32|uint64(c.inCallback)<<40|uint64(boolU(c.windowRead))<<48,
-		uint64(c.lastSite), uint64(c.nops), c.hist, c.base, uint64(len(c.buf)), uint64(len(c.rest)))
+// oracles track of its entry, return and reservation in flight. Of an idle
+// task context (between two ops) the input digest and the last yield site
+// are left out: the next op starts its digest afresh (from the op count and
+// the op) and yields at its start before anything reads the site, so
+// nothing later depends on them, and two runs that reach the same point
+// by different inputs to an op already done merge.
+func appendCtx(dst []uint64, c *ctx, idle bool) []uint64 {
+	hist, last := c.hist, uint64(c.lastSite)
+	if idle {
+		hist, last = 0, 0
+	}
+	dst = append(dst, uint64(c.level)|uint64(c.kind)<<8|uint64(c.task)<<16|uint64(c.nest)<<24|uint64(c.irqOff)<<32|uint64(c.inCallback)<<40|uint64(boolU(c.windowRead))<<48|uint64(boolU(idle))<<56,
+		last, uint64(c.nops), hist, c.base, uint64(len(c.buf)), uint64(len(c.rest)))
 	for _, p := range c.buf {
 		dst = append(dst, uint64(p.site)|uint64(p.kind)<<16|uint64(uint32(p.addr))<<32, uint64(p.val))
 	}
