@@ -334,3 +334,35 @@ func TestCacheFullStoresNothing(t *testing.T) {
 		t.Errorf("slab holds %d counts for %d states stored, want %d", len(c.slab), c.stats.States, want)
 	}
 }
+
+// The tail lookups (dfs.tail) change no total and no verdict, and they are
+// used: on std and peer-spin the explorer with them hits more states than
+// without them. An idle rule that also drops the digest of a task in the
+// middle of an op is caught by the comparison with the plain DFS.
+func TestCacheTails(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores std and peer-spin four times")
+	}
+	defer func() { noTails, idleAll = false, false }()
+	for _, sc := range []*Scenario{Standard(fgraph.Latest), PeerSpin(fgraph.Latest)} {
+		want := explored(t, sc, ExploreOptions{})
+		noTails = true
+		off, soff := exploredSummary(t, sc, ExploreOptions{Cache: true})
+		noTails = false
+		on, son := exploredSummary(t, sc, ExploreOptions{Cache: true})
+		if on.String() != want.String() || off.String() != want.String() {
+			t.Errorf("%s: with tails %s\nwithout %s\nwant %s", sc.Name, on, off, want)
+		}
+		if son.Cache.Hits <= soff.Cache.Hits {
+			t.Errorf("%s: %d cache hits with the tails, %d without", sc.Name, son.Cache.Hits, soff.Cache.Hits)
+		}
+		t.Logf("%s: %d hits of %d lookups with the tails, %d of %d without", sc.Name, son.Cache.Hits, son.Cache.Lookups, soff.Cache.Hits, soff.Cache.Lookups)
+	}
+	ps := PeerSpin(fgraph.Latest)
+	ps.AnyReader = true
+	want := explored(t, ps, ExploreOptions{RunOptions: RunOptions{KeepGoing: true}})
+	idleAll = true
+	if got := explored(t, ps, ExploreOptions{RunOptions: RunOptions{KeepGoing: true}, Cache: true}); got.String() == want.String() {
+		t.Errorf("a state without the digest of a task in the middle of an op was not caught")
+	}
+}
