@@ -1394,10 +1394,12 @@ func (r *runner) modelRegister(u, idx int) {
 }
 
 // noChoiceLeft reports whether no later yield point or region can offer a
-// choice in this run: the cap is reached, or every budget is spent.
+// choice in this run: the cap is reached, or every budget is spent. The
+// compiled code commits each store as it makes it, in the order GCC
+// chose (runner.compiled), so no region offers an order there.
 func (r *runner) noChoiceLeft() bool {
 	b := r.sc.Bound
-	return b.spent(r.kUsed, r.rUsed, r.eUsed) || r.kUsed >= b.K && r.rUsed >= b.R && r.eUsed >= b.E
+	return b.spent(r.kUsed, r.rUsed, r.eUsed) || r.kUsed >= b.K && (r.rUsed >= b.R || r.compiled) && r.eUsed >= b.E
 }
 
 // quiescent runs the deferred halves of remote actions and the model
