@@ -272,12 +272,23 @@ func (r *runner) checkRetAddrs(cur, t int, c *ctx, viaShim, values bool) {
 			}
 		}
 	}
-	// The unwinder over the real stack, top down.
-	idx := 0
+	// The unwinder over the real stack, top down. The cursor lives in the
+	// runner (one per nesting of this check: via the shim, a load can
+	// yield to an interrupt that checks again): a local would escape
+	// through the Core interface, one allocation per check.
+	var pidx *int
+	if r.cursorDepth < len(r.cursors) {
+		pidx = &r.cursors[r.cursorDepth]
+		*pidx = 0
+	} else {
+		pidx = new(int)
+	}
+	r.cursorDepth++
+	defer func() { r.cursorDepth-- }()
 	prev := -1
 	for i := m.SlotCount(t) - 1; i >= 0; i-- {
 		s := m.SlotAt(t, i)
-		got := m.FtraceGraphRetAddrFrom(cur, t, &idx, s.Val, s.Retp)
+		got := m.FtraceGraphRetAddrFrom(cur, t, pidx, s.Val, s.Retp)
 		if len(m.Warnings) > nw {
 			if viaShim {
 				r.checkWarnings(c)
@@ -298,17 +309,17 @@ func (r *runner) checkRetAddrs(cur, t int, c *ctx, viaShim, values bool) {
 		if s.Val == fgraph.ReturnToHandler && r.sc.Variant != fgraph.Seed {
 			// The cursor contract (29c1c24a2707): after a hit, *idx is the
 			// found frame's start, and the walk only goes down.
-			if idx <= 0 && prev != 0 {
+			if *pidx <= 0 && prev != 0 {
 				if !r.cursorAtBottom(t, s.Retp) {
-					r.violate(OracleRetAddr, fmt.Sprintf("task%d: ftrace_graph_ret_addr(slot %#x) found the frame but left the idx cursor at %d", t, s.Retp, idx))
+					r.violate(OracleRetAddr, fmt.Sprintf("task%d: ftrace_graph_ret_addr(slot %#x) found the frame but left the idx cursor at %d", t, s.Retp, *pidx))
 					return
 				}
 			}
-			if prev >= 0 && idx > prev {
-				r.violate(OracleRetAddr, fmt.Sprintf("task%d: idx cursor moved up from %d to %d", t, prev, idx))
+			if prev >= 0 && *pidx > prev {
+				r.violate(OracleRetAddr, fmt.Sprintf("task%d: idx cursor moved up from %d to %d", t, prev, *pidx))
 				return
 			}
-			prev = idx
+			prev = *pidx
 		}
 	}
 }

@@ -240,6 +240,10 @@ type runner struct {
 	// run was cut short by RunOptions.stop, it has no verdict (abort.go).
 	steps, budget int64
 	halted        bool
+	// cursors: the unwinder oracle's idx cursors, one per nesting
+	// (checkRetAddrs).
+	cursors     [8]int
+	cursorDepth int
 	// hashing: the explorer caches visited states (state.go): every
 	// context keeps the digest of its inputs.
 	hashing bool
