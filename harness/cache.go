@@ -277,7 +277,17 @@ type cacheState struct {
 // returns true if the subtree is in the cache: the run is stopped and the
 // subtree's totals are counted when it ends.
 func (d *dfs) lookup() (hit bool) {
-	cs := d.cache
+	kd, hit := d.cache.find(len(d.path))
+	if !hit {
+		d.keys = append(d.keys, kd)
+	}
+	return hit
+}
+
+// find looks the current state up: on a hit it stops the run and keeps
+// the stored totals to count; on a miss it returns the point to record
+// (at path depth depth, -1 for a tail) with the totals so far.
+func (cs *cacheState) find(depth int) (kd keyed, hit bool) {
 	r := cs.r
 	k, ks := cs.key()
 	p0 := int64(r.points)
@@ -285,16 +295,15 @@ func (d *dfs) lookup() (hit bool) {
 	if ok && cs.verify == nil {
 		cs.hit, cs.hitE, cs.hitP = true, e, p0
 		r.stopped = true
-		return true
+		return keyed{}, true
 	}
-	kd := keyed{depth: len(d.path), k: k, ks: ks, t0: cs.tot, p0: p0}
+	kd = keyed{depth: depth, k: k, ks: ks, t0: cs.tot, p0: p0}
 	if cs.verify != nil {
 		kd.sched = r.sched.clone()
 		kd.enc = append([]uint64(nil), cs.scratch...)
 		kd.verify, kd.want = ok, e
 	}
-	d.keys = append(d.keys, kd)
-	return false
+	return kd, false
 }
 
 // tailer is what a runner asks at the quiescent points of a run's
@@ -317,22 +326,9 @@ func (d *dfs) tail() {
 	if cs == nil || cs.hit || d.of > 1 && d.zero || noTails {
 		return
 	}
-	r := cs.r
-	k, ks := cs.key()
-	p0 := int64(r.points)
-	e, ok := cs.c.get(k, ks)
-	if ok && cs.verify == nil {
-		cs.hit, cs.hitE, cs.hitP = true, e, p0
-		r.stopped = true
-		return
+	if kd, hit := cs.find(-1); !hit {
+		cs.tails = append(cs.tails, kd)
 	}
-	kd := keyed{depth: -1, k: k, ks: ks, t0: cs.tot, p0: p0}
-	if cs.verify != nil {
-		kd.sched = r.sched.clone()
-		kd.enc = append([]uint64(nil), cs.scratch...)
-		kd.verify, kd.want = ok, e
-	}
-	cs.tails = append(cs.tails, kd)
 }
 
 // noTails, in tests, turns the tail lookups off.
