@@ -73,6 +73,11 @@ var oracleIndex = func() map[string]int {
 	for i, o := range Oracles {
 		m[o] = i
 	}
+	if len(Oracles) > 8 || len(KnownFindings) > 21 {
+		// The verdicts component packs, per finding reported (once per
+		// run), its oracle in 3 bits of one word.
+		panic("harness: more oracles or known findings than the state's verdict word holds")
+	}
 	return m
 }()
 
