@@ -146,7 +146,8 @@ type ExploreOptions struct {
 	// why) where the state cannot be encoded: E > 1, a compiled target
 	// that is no StateTarget.
 	Cache bool
-	// CacheEntries bounds the table, which all workers share (0: DefaultCacheEntries);
+	// CacheEntries bounds the table of subtrees, which all workers share
+	// (0: DefaultCacheEntries), and the tails' table as much;
 	// CacheExact stores whole state encodings instead of two 64-bit
 	// hashes (no collision risk, more memory).
 	CacheEntries int
@@ -456,8 +457,7 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 	}
 	wg.Wait()
 	if wc != nil {
-		st := wc.stats
-		st.Bytes = wc.bytes()
+		st := wc.statsAll()
 		total.Cache = &st
 	}
 	if e.cp != nil {
@@ -604,7 +604,7 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 			// The run stopped where a cached subtree begins: count the
 			// subtree (this run is one of its schedules) instead.
 			var t totals
-			cs.c.add(&t, cs.hitE, cs.hitP)
+			cs.hitC.add(&t, cs.hitE, cs.hitP)
 			cs.tot.runs += t.runs
 			cs.tot.points += t.points
 			cs.tot.viol += t.viol

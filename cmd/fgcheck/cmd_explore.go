@@ -55,7 +55,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	every := fs.Int64("checkpoint-every", 10000, "with --checkpoint, save every `N` schedules of a piece (and whenever the run stops)")
 	cache := fs.Bool("cache", false, "prune the subtrees of visited states, the default where it applies (E <= 1, on the port and on a compiled tree; at E > 1 the plain DFS runs and the summary says why): the same schedule, violation and known-finding counts as --exact, far fewer schedules run")
 	exact := fs.Bool("exact", false, "run every schedule (the plain DFS, no state cache): the pinned counts, coverage counts of every schedule, OnRun for each")
-	cacheEntries := fs.Int("cache-entries", harness.DefaultCacheEntries, "at most `N` states in the state cache, which the workers share (64 bytes each)")
+	cacheEntries := fs.Int("cache-entries", harness.DefaultCacheEntries, "at most `N` states of subtrees in the state cache, and as many of run tails in a second table, which the workers share (64 bytes each)")
 	cacheExact := fs.Bool("cache-exact", false, "with --cache, store whole state encodings instead of two 64-bit hashes (no collision risk, more memory)")
 	pos, code, ok := parseArgs(fs, args)
 	if !ok {
