@@ -332,10 +332,6 @@ func (cs *cacheState) find(depth int) (kd keyed, hit bool) {
 	return kd, false
 }
 
-// tailer is what a runner asks at the quiescent points of a run's
-// deterministic tail (runner.tails): the DFS with its cache.
-type tailer interface{ tail() }
-
 // tail is called at a quiescent point between two ops of a run that can
 // make no more choices (runner.noChoiceLeft). What is left of the run is
 // then determined by its state, as below a choice point, so the state is
@@ -349,7 +345,7 @@ type tailer interface{ tail() }
 // default (only shard 0 counts that run).
 func (d *dfs) tail() {
 	cs := d.cache
-	if cs == nil || cs.hit || d.of > 1 && d.zero || noTails {
+	if cs.hit || d.of > 1 && d.zero || noTails {
 		return
 	}
 	if kd, hit := cs.find(-1); !hit {

@@ -571,7 +571,6 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 		}
 		if d.cache != nil {
 			d.cache.hit = false
-			d.cache.tails = d.cache.tails[:0]
 		}
 		// The choices before the last step of the path are the previous
 		// run's (next() changed only the last one).
@@ -627,12 +626,11 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 			}
 			e.count(t.runs, t.viol)
 			counted = false
-			cs.storeTails(true)
 		} else if counted && d.cache != nil {
 			d.cache.countRun(res)
-			d.cache.storeTails(true)
-		} else if d.cache != nil {
-			d.cache.storeTails(false)
+		}
+		if cs := d.cache; cs != nil {
+			cs.storeTails(cs.hit || counted) // the run or its stored tail was counted
 		}
 		if counted {
 			s.count(res)

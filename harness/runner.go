@@ -250,7 +250,7 @@ type runner struct {
 	// tails, with the cache: the DFS, asked at each quiescent point of a
 	// run that can make no more choices whether the rest of the run is a
 	// tail it has seen (cache.go); between is set while it encodes.
-	tails   tailer
+	tails   *dfs
 	between bool
 	// reuse, with the cache: the in-place checks of the previous run,
 	// applied instead of run again over the shared prefix (reuse.go).

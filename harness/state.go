@@ -149,7 +149,7 @@ func (r *runner) appendState(dst []uint64, drop int) []uint64 {
 			// remotes still offered and the tails of those that fired
 			// (r.finish / r.later, determined by these while E <= 1), the
 			// registrations whose tail has not published yet.
-			dst = append(dst, uint64(len(r.pc)), uint64(m.Current), boolU(r.between))
+			dst = append(dst, uint64(len(r.pc)), uint64(m.Current))
 			for _, pc := range r.pc {
 				dst = append(dst, uint64(pc))
 			}
