@@ -108,7 +108,7 @@ var KnownFindings = []KnownFinding{
 			if !v.AliasDependent {
 				return false
 			}
-			o := r.orders[fgraph.SiteReserveW2]
+			o := r.orders.sites[fgraph.SiteReserveW2]
 			w2, w3 := -1, -1
 			for i, s := range o {
 				switch s {

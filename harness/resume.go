@@ -82,12 +82,10 @@ type snap struct {
 // (resume_test.go: the comparison must notice).
 var snapDrop string
 
-// orderRec is one entry of the chosen region orders (runner.orders,
-// runner.drops).
+// orderRec is one entry of the chosen region orders (runner.orders).
 type orderRec struct {
 	region      fgraph.Site
 	sites, drop []fgraph.Site
-	hasDrop     bool
 }
 
 // snaps is a runner's stack of snaps along the DFS path, and the one the
@@ -222,9 +220,8 @@ func (r *runner) takeSnap(cur int) {
 	p.pc = append(p.pc[:0], r.pc...)
 	p.used = append(p.used[:0], r.remoteUsed...)
 	p.orders = p.orders[:0]
-	for reg, sites := range r.orders {
-		d, ok := r.drops[reg]
-		p.orders = append(p.orders, orderRec{region: reg, sites: sites, drop: d, hasDrop: ok})
+	for _, reg := range r.orders.list {
+		p.orders = append(p.orders, orderRec{region: reg, sites: r.orders.sites[reg], drop: r.orders.drops[reg]})
 	}
 	p.finish = append(p.finish[:0], r.finish...)
 	if so, ok := r.opt.Observe.(SnapObserver); ok {
@@ -271,10 +268,7 @@ func (r *runner) restoreSnap(p *snap) {
 		if snapDrop == "orders" {
 			break
 		}
-		r.orders[o.region] = o.sites
-		if o.hasDrop {
-			r.drops[o.region] = o.drop
-		}
+		r.orders.set(o.region, o.sites, o.drop)
 		r.progOrder[o.region] = o.sites == nil && o.drop == nil
 	}
 	r.finish = append(r.finish[:0], p.finish...)

@@ -160,11 +160,10 @@ type runner struct {
 	// pending[i] is 1+user for a registration of slot i whose tail
 	// (ftrace_startup_subops and the publish) has not run yet.
 	pending [model.Slots]int
-	orders  map[fgraph.Site][]fgraph.Site // chosen orders, by site
-	drops   map[fgraph.Site][]fgraph.Site
+	orders  chosenOrders // the region orders chosen (buffer.go)
 	// progOrder[s] is whether region s keeps its program order with no
-	// store dropped (orders[s] present and nil, drops[s] nil): regionOrder's
-	// common case, without a map lookup. Every write of orders keeps it.
+	// store dropped (orders has s, with nil sites and drops): regionOrder's
+	// common case. Every write of orders keeps it.
 	progOrder [fgraph.NumSites]bool
 	nextID    int
 	points    int
@@ -410,8 +409,6 @@ func newRunner(sc *Scenario) (*runner, error) {
 	}
 	r.pc = make([]int, len(sc.Tasks))
 	r.remoteUsed = make([]bool, len(sc.Remotes))
-	r.orders = map[fgraph.Site][]fgraph.Site{}
-	r.drops = map[fgraph.Site][]fgraph.Site{}
 	return r, nil
 }
 
@@ -434,8 +431,7 @@ func (r *runner) reset() {
 	r.ctxs = r.ctxs[:0]
 	clear(r.pc)
 	clear(r.remoteUsed)
-	clear(r.orders)
-	clear(r.drops)
+	r.orders.reset()
 	r.progOrder = [fgraph.NumSites]bool{}
 	r.finish, r.later = r.finish[:0], r.later[:0]
 	r.pending = [model.Slots]int{}

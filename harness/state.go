@@ -281,13 +281,13 @@ func boolU(b bool) uint64 {
 	return 0
 }
 
-// appendOrders encodes the region orders chosen so far (runner.orders and
-// runner.drops), sorted by region; with spent, only the reordered ones.
+// appendOrders encodes the region orders chosen so far (runner.orders),
+// sorted by region; with spent, only the reordered ones.
 func (r *runner) appendOrders(dst []uint64, spent bool) []uint64 {
 	var keys [8]fgraph.Site
 	ks := keys[:0]
-	for k, v := range r.orders {
-		if spent && v == nil && r.drops[k] == nil {
+	for _, k := range r.orders.list {
+		if spent && r.orders.sites[k] == nil && r.orders.drops[k] == nil {
 			continue
 		}
 		ks = append(ks, k)
@@ -295,7 +295,7 @@ func (r *runner) appendOrders(dst []uint64, spent bool) []uint64 {
 	slices.Sort(ks)
 	dst = append(dst, uint64(len(ks)))
 	for _, k := range ks {
-		v, d := r.orders[k], r.drops[k]
+		v, d := r.orders.sites[k], r.orders.drops[k]
 		dst = append(dst, uint64(k), uint64(len(v)), boolU(v == nil), uint64(len(d)))
 		for _, s := range v {
 			dst = append(dst, uint64(s))
