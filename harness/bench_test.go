@@ -48,3 +48,15 @@ func BenchmarkStdCache(b *testing.B) {
 func BenchmarkPeerSpinCache(b *testing.B) {
 	benchExplore(b, PeerSpin(fgraph.Latest), ExploreOptions{Cache: true})
 }
+
+// BenchmarkStdCacheWorkers is BenchmarkStdCache with a worker per core,
+// sharing the cache (the figure for "two workers").
+func BenchmarkStdCacheWorkers(b *testing.B) {
+	benchExplore(b, Standard(fgraph.Latest), ExploreOptions{Cache: true, Workers: runtime.NumCPU()})
+}
+
+// BenchmarkPeerSpinCacheWorkers is BenchmarkPeerSpinCache with a worker
+// per core.
+func BenchmarkPeerSpinCacheWorkers(b *testing.B) {
+	benchExplore(b, PeerSpin(fgraph.Latest), ExploreOptions{Cache: true, Workers: runtime.NumCPU()})
+}
