@@ -49,6 +49,22 @@ func BenchmarkPeerSpinCache(b *testing.B) {
 	benchExplore(b, PeerSpin(fgraph.Latest), ExploreOptions{Cache: true})
 }
 
+// BenchmarkPeerSpinK3Cache is peer-spin at K=3 with the cache (issue 13's
+// goal: 1 s; about 16-20 s an op on the project's 2-core machine).
+func BenchmarkPeerSpinK3Cache(b *testing.B) {
+	sc := PeerSpin(fgraph.Latest)
+	sc.Bound.K = 3
+	benchExplore(b, sc, ExploreOptions{Cache: true})
+}
+
+// BenchmarkStdC3Cache is std at C=3 with the cache and the default table
+// (issue 13's goal: 10 s; about 50-65 s an op on the project's machine).
+func BenchmarkStdC3Cache(b *testing.B) {
+	sc := Standard(fgraph.Latest)
+	sc.Bound.C = 3
+	benchExplore(b, sc, ExploreOptions{Cache: true})
+}
+
 // BenchmarkStdCacheWorkers is BenchmarkStdCache with a worker per core,
 // sharing the cache (the figure for "two workers").
 func BenchmarkStdCacheWorkers(b *testing.B) {
