@@ -151,7 +151,7 @@ type chosenOrders struct {
 	list  []fgraph.Site // the regions with has set, in the order chosen
 }
 
-// set records region's order and dropped sites.
+// set records region's order and dropped sites (both nil: program order).
 func (o *chosenOrders) set(region fgraph.Site, sites, drops []fgraph.Site) {
 	if !o.has[region] {
 		o.has[region] = true
@@ -169,25 +169,23 @@ func (o *chosenOrders) reset() {
 }
 
 // keepProgramOrder records that region keeps its program order for the rest
-// of the run (runner.orders, and the fast path runner.progOrder).
-func (r *runner) keepProgramOrder(region fgraph.Site) {
-	r.orders.set(region, nil, nil)
-	r.progOrder[region] = true
-}
+// of the run.
+func (r *runner) keepProgramOrder(region fgraph.Site) { r.orders.set(region, nil, nil) }
 
 // regionOrder returns the commit order and the dropped stores of c's region.
 func (r *runner) regionOrder(c *ctx, buf []pending) (order, drop []int) {
 	n := len(buf)
 	region := buf[0].site
-	if r.progOrder[region] {
-		return r.identity(n), nil // program order, the common case
-	}
 	if r.orders.has[region] {
+		sites, drops := r.orders.sites[region], r.orders.drops[region]
+		if sites == nil && drops == nil {
+			return r.identity(n), nil // program order, the common case
+		}
 		// A later instance: while every order the run chose is one
 		// kbuild's compiler may emit, the ranking is applied under kbuild's
 		// constraints too, so that the run is exactly the run of the
 		// alias-aware model (explore --alias) with the same choices.
-		return r.applyOrder(buf, r.orders.sites[region], r.orders.drops[region], r.sc.Alias || !r.aliasDep)
+		return r.applyOrder(buf, sites, drops, r.sc.Alias || !r.aliasDep)
 	}
 	if n < 2 {
 		return r.identity(1), nil
@@ -196,7 +194,6 @@ func (r *runner) regionOrder(c *ctx, buf []pending) (order, drop []int) {
 	if r.rep != nil {
 		if o := r.rep.orderFor(region); o != nil {
 			r.orders.set(region, o.Sites, o.Drop)
-			r.progOrder[region] = o.Sites == nil && o.Drop == nil
 			r.rUsed++
 			r.sched.Orders = append(r.sched.Orders, *o)
 			order, drop := r.applyOrder(buf, o.Sites, o.Drop, r.sc.Alias)

@@ -396,6 +396,7 @@ func (d *dfs) leave(i int) {
 // store stores the totals since kd was recorded under its state: its
 // subtree is complete (verify mode: compares them with the stored ones).
 func (cs *cacheState) store(kd keyed) {
+	tbl := cs.c.table(kd.depth)
 	t := cs.tot
 	t.runs -= kd.t0.runs
 	t.points -= kd.t0.points
@@ -411,7 +412,7 @@ func (cs *cacheState) store(kd keyed) {
 		want := kd.want
 		var wt totals
 		if kd.verify {
-			cs.c.table(kd.depth).add(&wt, want, 0)
+			tbl.add(&wt, want, 0)
 		}
 		want.known, got.known = 0, 0
 		if kd.verify && (got != want || wt.known != t.known || wt.knownK != t.knownK) {
@@ -426,11 +427,11 @@ func (cs *cacheState) store(kd keyed) {
 				cs.encs = map[stateKey][]uint64{}
 			}
 			cs.encs[kd.k] = kd.enc
-			cs.c.table(kd.depth).put(kd.k, kd.ks, &t, kd.p0)
+			tbl.put(kd.k, kd.ks, &t, kd.p0)
 		}
 		return
 	}
-	cs.c.table(kd.depth).put(kd.k, kd.ks, &t, kd.p0)
+	tbl.put(kd.k, kd.ks, &t, kd.p0)
 }
 
 // table is the table of a point recorded at path depth depth: the tails'

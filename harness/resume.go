@@ -269,7 +269,6 @@ func (r *runner) restoreSnap(p *snap) {
 			break
 		}
 		r.orders.set(o.region, o.sites, o.drop)
-		r.progOrder[o.region] = o.sites == nil && o.drop == nil
 	}
 	r.finish = append(r.finish[:0], p.finish...)
 	if so, ok := r.opt.Observe.(SnapObserver); ok {

@@ -161,12 +161,8 @@ type runner struct {
 	// (ftrace_startup_subops and the publish) has not run yet.
 	pending [model.Slots]int
 	orders  chosenOrders // the region orders chosen (buffer.go)
-	// progOrder[s] is whether region s keeps its program order with no
-	// store dropped (orders has s, with nil sites and drops): regionOrder's
-	// common case. Every write of orders keeps it.
-	progOrder [fgraph.NumSites]bool
-	nextID    int
-	points    int
+	nextID  int
+	points  int
 
 	sched    Schedule
 	aliasDep bool
@@ -432,7 +428,6 @@ func (r *runner) reset() {
 	clear(r.pc)
 	clear(r.remoteUsed)
 	r.orders.reset()
-	r.progOrder = [fgraph.NumSites]bool{}
 	r.finish, r.later = r.finish[:0], r.later[:0]
 	r.pending = [model.Slots]int{}
 	r.kUsed, r.rUsed, r.eUsed, r.nextID, r.points, r.direct = 0, 0, 0, 0, 0, 0

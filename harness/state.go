@@ -216,13 +216,10 @@ func (r *runner) appendState(dst []uint64, drop int) []uint64 {
 // (a task switch happens only between ops), or on it at a quiescent point
 // (runner.between, a tail lookup).
 func (r *runner) idle(c *ctx) bool {
-	if idleAll {
-		return slices.Contains(r.taskCt, c) // a test's wrong rule
-	}
-	if !slices.Contains(r.taskCt, c) {
+	if r.taskCt[c.task] != c {
 		return false // an interrupt's or a nested call's context is in flight
 	}
-	return r.between || len(r.ctxs) == 0 || r.ctxs[0] != c
+	return idleAll || r.between || len(r.ctxs) == 0 || r.ctxs[0] != c // idleAll: a test's wrong rule
 }
 
 // idleAll, in tests, takes every task context for idle, also in the
@@ -379,6 +376,14 @@ func strHash(s string) uint64 {
 // ExploreOptions.CacheExact stores the encodings themselves instead.
 type stateKey struct{ a, b uint64 }
 
+// The two hashes' steps: each folds word x into one lane.
+func stepA(a, x uint64) uint64 {
+	return bits.RotateLeft64(a^x*0xff51afd7ed558ccd, 31) * 0x9e3779b97f4a7c15
+}
+func stepB(b, x uint64) uint64 {
+	return bits.RotateLeft64(b+(x^0x2545f4914f6cdd1d)*0xc4ceb9fe1a85ec53, 27)*0x165667b19e3779f9 + 0x27d4eb2f165667c5
+}
+
 func hashState(w []uint64) stateKey {
 	// Four lanes per hash, each folding every fourth word: the lanes'
 	// multiply chains are independent, so the CPU runs them side by side
@@ -388,28 +393,15 @@ func hashState(w []uint64) stateKey {
 	b1, b2, b3 := uint64(0x165667b19e3779f9), uint64(0x27d4eb2f165667c5), uint64(0x85ebca77c2b2ae63)
 	for len(w) >= 4 {
 		x0, x1, x2, x3 := w[0], w[1], w[2], w[3]
-		a0 = bits.RotateLeft64(a0^x0*0xff51afd7ed558ccd, 31) * 0x9e3779b97f4a7c15
-		a1 = bits.RotateLeft64(a1^x1*0xff51afd7ed558ccd, 31) * 0x9e3779b97f4a7c15
-		a2 = bits.RotateLeft64(a2^x2*0xff51afd7ed558ccd, 31) * 0x9e3779b97f4a7c15
-		a3 = bits.RotateLeft64(a3^x3*0xff51afd7ed558ccd, 31) * 0x9e3779b97f4a7c15
-		b0 = bits.RotateLeft64(b0+(x0^0x2545f4914f6cdd1d)*0xc4ceb9fe1a85ec53, 27)*0x165667b19e3779f9 + 0x27d4eb2f165667c5
-		b1 = bits.RotateLeft64(b1+(x1^0x2545f4914f6cdd1d)*0xc4ceb9fe1a85ec53, 27)*0x165667b19e3779f9 + 0x27d4eb2f165667c5
-		b2 = bits.RotateLeft64(b2+(x2^0x2545f4914f6cdd1d)*0xc4ceb9fe1a85ec53, 27)*0x165667b19e3779f9 + 0x27d4eb2f165667c5
-		b3 = bits.RotateLeft64(b3+(x3^0x2545f4914f6cdd1d)*0xc4ceb9fe1a85ec53, 27)*0x165667b19e3779f9 + 0x27d4eb2f165667c5
+		a0, a1, a2, a3 = stepA(a0, x0), stepA(a1, x1), stepA(a2, x2), stepA(a3, x3)
+		b0, b1, b2, b3 = stepB(b0, x0), stepB(b1, x1), stepB(b2, x2), stepB(b3, x3)
 		w = w[4:]
 	}
 	for _, x := range w {
-		a0 = bits.RotateLeft64(a0^x*0xff51afd7ed558ccd, 31) * 0x9e3779b97f4a7c15
-		b0 = bits.RotateLeft64(b0+(x^0x2545f4914f6cdd1d)*0xc4ceb9fe1a85ec53, 27)*0x165667b19e3779f9 + 0x27d4eb2f165667c5
+		a0, b0 = stepA(a0, x), stepB(b0, x)
 	}
-	a := a0
-	for _, l := range [3]uint64{a1, a2, a3} {
-		a = bits.RotateLeft64(a^l*0xff51afd7ed558ccd, 31) * 0x9e3779b97f4a7c15
-	}
-	b := b0
-	for _, l := range [3]uint64{b1, b2, b3} {
-		b = bits.RotateLeft64(b+(l^0x2545f4914f6cdd1d)*0xc4ceb9fe1a85ec53, 27)*0x165667b19e3779f9 + 0x27d4eb2f165667c5
-	}
+	a := stepA(stepA(stepA(a0, a1), a2), a3)
+	b := stepB(stepB(stepB(b0, b1), b2), b3)
 	a ^= a >> 33
 	a *= 0xff51afd7ed558ccd
 	a ^= a >> 33
