@@ -94,7 +94,8 @@ type stateCache struct {
 	// ones a count can be non-zero for), whose counts the slab keeps.
 	kslot []int
 	drop  int // a component left out (tests of the state's completeness), -1 none
-	// tails is the table of the tails' states (dfs.tail), nil in itself.
+	// tails is the table of the tails' states (dfs.tail); nil in that table
+	// itself (table() is asked of the subtrees' table only).
 	tails *stateCache
 }
 
