@@ -80,8 +80,9 @@ func TestStd(t *testing.T) {
 }
 
 // stdC3Pin is latest's std at C = 3 (docs/std.md, "The bigger bound"):
-// schedules under both compiler models and every known finding's count
-// under each, as countsText prints them (kbuild's, then no-alias's).
+// the schedules (all of them no-alias ones) and kbuild's among them, and
+// every known finding's count as countsText prints it: known over every
+// schedule (the no-alias model's), knownK over kbuild's.
 var stdC3Pin = struct {
 	runs, kbuild  int64
 	known, knownK string
