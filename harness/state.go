@@ -402,7 +402,8 @@ func hashState(w []uint64) stateKey {
 	// multiplies a word took 1.1 us for std's 530 words, about a tenth of
 	// std's time.) A chain forgets its past when a word equals the chain's
 	// value xored in with it (the product is then 0): for states that are
-	// not built to do it, a 2^-64 chance per word, within the bound above.
+	// not built to do it, a 2^-64 chance per word, and a false hit needs
+	// it in both hashes at once.
 	n := uint64(len(w))
 	a0, a1, b0, b1 := hs5^n, hs4, hs3, hs2^n
 	for len(w) >= 4 {
