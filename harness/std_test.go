@@ -116,7 +116,7 @@ func TestStdC3(t *testing.T) {
 		t.Logf("pin: %s", got)
 		return
 	}
-	if s.Violations != 0 || s.Kbuild.Violations != 0 {
+	if s.Violations != 0 { // kbuild's are among them
 		t.Errorf("%d violations (%d under kbuild) beyond the known findings; first: %v", s.Violations, s.Kbuild.Violations, s.First.Violations)
 	}
 	p := stdC3Pin
