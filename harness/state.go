@@ -104,36 +104,14 @@ func (r *runner) appendState(dst []uint64, drop int) []uint64 {
 			// clock) decides the calls and returns the port makes.
 			dst = m.AppendState(dst)
 		case stLog:
-			// call and ret compare the records of their op (from the
-			// context's logFrom) with the model; the in-place oracle checks
-			// the records after logSeen. Older records are never read again.
-			lo := r.logSeen
-			for _, c := range r.ctxs {
-				lo = min(lo, c.logFrom)
-			}
-			for _, c := range r.taskCt {
-				lo = min(lo, c.logFrom)
-			}
-			lo = max(0, min(lo, len(m.Log)))
-			dst = append(dst, uint64(len(m.Log)-lo), uint64(r.logSeen-lo))
-			for _, rec := range m.Log[lo:] {
-				dst = append(dst, uint64(rec.Kind)|uint64(rec.Task)<<8|uint64(rec.Level)<<16|uint64(uint8(rec.Ops))<<24|uint64(uint16(rec.Nest))<<32|
-					b2u(rec.Accepted)<<48|b2u(rec.Torn)<<49|b2u(rec.Reentered)<<50|b2u(rec.Transition)<<51|b2u(rec.Data != nil)<<52|b2u(rec.Parent != nil)<<53,
-					uint64(rec.Gen), uint64(rec.Idx), uint64(rec.Func), uint64(rec.Depth), uint64(rec.Handler), uint64(uint64(rec.Gops)),
-					uint64(len(rec.Data)), uint64(len(rec.Parent)))
-				for _, w := range rec.Data {
-					dst = append(dst, uint64(w))
-				}
-				for _, w := range rec.Parent {
-					dst = append(dst, uint64(w))
-				}
-			}
-			for _, c := range r.taskCt {
-				dst = append(dst, uint64(c.logFrom-lo))
-			}
-			for _, c := range r.ctxs {
-				dst = append(dst, uint64(c.logFrom-lo))
-			}
+			// The records a later check reads: the in-place oracle checks
+			// those after logSeen; call and ret compare the records of their
+			// op at their context's level (records, from logFrom) with the
+			// model. An idle task context's logFrom is dead (its next op
+			// sets it before any read), and a record before logSeen that no
+			// context on its way reads is never read again, so neither is
+			// encoded. Each record encoded carries the mask of its readers.
+			dst = r.appendLog(dst)
 		case stWarnings:
 			// A WARN not yet judged is a violation to come.
 			w := m.Warnings[min(r.warnSeen, len(m.Warnings)):]
@@ -220,6 +198,58 @@ func (r *runner) idle(c *ctx) bool {
 		return false // an interrupt's or a nested call's context is in flight
 	}
 	return idleAll || r.between || len(r.ctxs) == 0 || r.ctxs[0] != c // idleAll: a test's wrong rule
+}
+
+// appendLog encodes the log window of the state (appendState's stLog):
+// every record some later check reads, each with the mask of its readers
+// (bit 0 the in-place oracle, bit 1+i the i-th context of taskCt then
+// ctxs that is on its way through an op and whose records() will see it).
+func (r *runner) appendLog(dst []uint64) []uint64 {
+	m := r.m
+	lo := r.logSeen
+	var live [64]*ctx
+	n := 0
+	for _, list := range [2][]*ctx{r.taskCt, r.ctxs} {
+		for _, c := range list {
+			if n < len(live)-1 && !r.idle(c) {
+				live[n] = c
+				n++
+				lo = min(lo, c.logFrom)
+			}
+		}
+	}
+	if n >= len(live)-1 {
+		panic("harness: more contexts than the log window's reader mask holds")
+	}
+	lo = max(0, min(lo, len(m.Log)))
+	count := 0
+	for i := lo; i < len(m.Log); i++ {
+		rec := &m.Log[i]
+		var mask uint64
+		if i >= r.logSeen {
+			mask = 1
+		}
+		for j, c := range live[:n] {
+			if i >= c.logFrom && rec.Ops >= 0 && rec.Level == c.level && rec.Nest == c.nest && rec.Task == c.task {
+				mask |= 2 << j
+			}
+		}
+		if mask == 0 {
+			continue
+		}
+		count++
+		dst = append(dst, mask, uint64(rec.Kind)|uint64(rec.Task)<<8|uint64(rec.Level)<<16|uint64(uint8(rec.Ops))<<24|uint64(uint16(rec.Nest))<<32|
+			boolU(rec.Accepted)<<48|boolU(rec.Torn)<<49|boolU(rec.Reentered)<<50|boolU(rec.Transition)<<51|boolU(rec.Data != nil)<<52|boolU(rec.Parent != nil)<<53,
+			uint64(rec.Gen), uint64(rec.Idx), uint64(rec.Func), uint64(rec.Depth), uint64(rec.Handler), uint64(uint64(rec.Gops)),
+			uint64(len(rec.Data)), uint64(len(rec.Parent)))
+		for _, w := range rec.Data {
+			dst = append(dst, uint64(w))
+		}
+		for _, w := range rec.Parent {
+			dst = append(dst, uint64(w))
+		}
+	}
+	return append(dst, uint64(count), uint64(n))
 }
 
 // idleAll, in tests, takes every task context for idle, also in the
