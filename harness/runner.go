@@ -738,12 +738,20 @@ func (r *runner) table(before [model.Slots]model.Slot, recs []fgraph.Record) [mo
 func (r *runner) records(c *ctx, k fgraph.RecordKind) []fgraph.Record {
 	out := r.recBuf[:0]
 	defer func() { r.recBuf = out[:0] }()
-	for _, rec := range r.m.Log[c.logFrom:] {
-		if rec.Kind == k && rec.Level == c.level && rec.Nest == c.nest && rec.Task == c.task && rec.Ops >= 0 {
-			out = append(out, rec)
+	for i := c.logFrom; i < len(r.m.Log); i++ {
+		if rec := &r.m.Log[i]; rec.Kind == k && c.owns(rec) {
+			out = append(out, *rec)
 		}
 	}
 	return out
+}
+
+// owns reports whether rec is one of c's records: made at c's level,
+// nesting and task, and not through a torn read (those are judged when
+// they appear, checkRecord). records takes only those, and the state's log
+// window (appendLog) keeps a record for c only if c owns it.
+func (c *ctx) owns(rec *fgraph.Record) bool {
+	return rec.Level == c.level && rec.Nest == c.nest && rec.Task == c.task && rec.Ops >= 0
 }
 
 // unwind walks task t like an unwinder: ftrace_graph_ret_addr over every

@@ -207,18 +207,17 @@ func (r *runner) idle(c *ctx) bool {
 func (r *runner) appendLog(dst []uint64) []uint64 {
 	m := r.m
 	lo := r.logSeen
-	var live [64]*ctx
-	n := 0
+	var buf [16]*ctx
+	live := buf[:0]
 	for _, list := range [2][]*ctx{r.taskCt, r.ctxs} {
 		for _, c := range list {
-			if n < len(live)-1 && !r.idle(c) {
-				live[n] = c
-				n++
+			if !r.idle(c) {
+				live = append(live, c)
 				lo = min(lo, c.logFrom)
 			}
 		}
 	}
-	if n >= len(live)-1 {
+	if len(live) > 63 {
 		panic("harness: more contexts than the log window's reader mask holds")
 	}
 	lo = max(0, min(lo, len(m.Log)))
@@ -229,8 +228,8 @@ func (r *runner) appendLog(dst []uint64) []uint64 {
 		if i >= r.logSeen {
 			mask = 1
 		}
-		for j, c := range live[:n] {
-			if i >= c.logFrom && rec.Ops >= 0 && rec.Level == c.level && rec.Nest == c.nest && rec.Task == c.task {
+		for j, c := range live {
+			if i >= c.logFrom && c.owns(rec) {
 				mask |= 2 << j
 			}
 		}
@@ -249,7 +248,7 @@ func (r *runner) appendLog(dst []uint64) []uint64 {
 			dst = append(dst, uint64(w))
 		}
 	}
-	return append(dst, uint64(count), uint64(n))
+	return append(dst, uint64(count), uint64(len(live)))
 }
 
 // idleAll, in tests, takes every task context for idle, also in the
