@@ -148,3 +148,12 @@ func TestResumeIncompleteSnapCaughtKernel(t *testing.T) {
 		t.Errorf("a snap without the compiled code's statics went unnoticed")
 	}
 }
+
+// TestCacheLogWindowKernel is TestCacheLogWindow on the compiled tree: std,
+// peer-spin and every corpus scenario the cache explores there.
+func TestCacheLogWindowKernel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores std on the compiled tree")
+	}
+	checkLogWindow(t, kernelCacheScenarios(t), 2)
+}

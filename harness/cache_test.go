@@ -387,3 +387,65 @@ func TestCacheTailsOwnTable(t *testing.T) {
 	}
 	t.Logf("%d runs started either way; %d of %d lookups hit with the tails, %d of %d without", son.Executed, son.Cache.Hits, son.Cache.Lookups, soff.Cache.Hits, soff.Cache.Lookups)
 }
+
+// TestCacheLogWindow: the state's log window (appendLog) leaves out the
+// records no later check reads. Every comparison above would miss a
+// window that left out too much where the records are implied by the
+// contexts' input digests, so this checks the rule itself: each run marks
+// the records its lookups left out, and no check may read a marked record
+// afterwards. Two wrong rules must be caught: one that also leaves out the
+// records a context in the middle of an op still owns, and one that takes
+// every task context for idle.
+func TestCacheLogWindow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores std, peer-spin and every mutant at C=1")
+	}
+	scs := soundScenarios()
+	for _, sc := range scs[2:] {
+		sc.Bound.C = 1 // every mutant at the full bound takes 75 s
+	}
+	checkLogWindow(t, scs, 2)
+	checkDeadLog = true
+	defer func() { checkDeadLog = false }()
+	for _, wrong := range []struct {
+		name string
+		flag *bool
+	}{{"records a context owns left out", &logTooNarrow}, {"every task context idle", &idleAll}} {
+		*wrong.flag = true
+		reads, marks := deadLogRun(t, Standard(fgraph.Latest))
+		*wrong.flag = false
+		t.Logf("wrong rule %q: %d reads of %d records left out", wrong.name, reads, marks)
+		if reads == 0 {
+			t.Errorf("wrong rule %q not caught", wrong.name)
+		}
+	}
+}
+
+// checkLogWindow explores each scenario with the cache (complete, one
+// worker) and requires that no check read a record the state's log window
+// had left out; the first full of them must have left some out.
+func checkLogWindow(t *testing.T, scs []*Scenario, full int) {
+	checkDeadLog = true
+	defer func() { checkDeadLog = false }()
+	for i, sc := range scs {
+		t.Run(sc.Name, func(t *testing.T) {
+			reads, marks := deadLogRun(t, sc)
+			if reads != 0 {
+				t.Errorf("%d reads of records the state's log window had left out (%d left out)", reads, marks)
+			}
+			if i < full && marks == 0 {
+				t.Errorf("no record was left out: the check checked nothing")
+			}
+		})
+	}
+}
+
+// deadLogRun explores sc completely with the cache and checkDeadLog on,
+// and returns the reads of records left out and the records left out.
+func deadLogRun(t *testing.T, sc *Scenario) (reads, marks int64) {
+	t.Helper()
+	deadLogReads.Store(0)
+	deadLogMarks.Store(0)
+	explored(t, sc, ExploreOptions{RunOptions: RunOptions{KeepGoing: true}, Cache: true, Workers: 1})
+	return deadLogReads.Load(), deadLogMarks.Load()
+}

@@ -70,7 +70,8 @@ func (r *runner) violate(oracle, msg string) {
 func (r *runner) checkInPlace(c *ctx, s fgraph.Site) {
 	m := r.m
 	if len(m.Log) > r.logSeen {
-		for _, rec := range m.Log[r.logSeen:] {
+		for i, rec := range m.Log[r.logSeen:] {
+			r.readLog(r.logSeen + i)
 			r.checkRecord(rec)
 		}
 		r.logSeen = len(m.Log)

@@ -253,6 +253,9 @@ type runner struct {
 	// snaps, if set: runs resume from the last quiescent point they share
 	// with an earlier run (resume.go).
 	snaps *snaps
+	// deadLog, in tests (checkDeadLog), marks the records the state's log
+	// window left out in this run.
+	deadLog []bool
 }
 
 // RunOptions tune one run.
@@ -435,6 +438,9 @@ func (r *runner) reset() {
 	r.aliasDep, r.stopped, r.clobbered, r.remoteCtx, r.rd = false, false, false, nil, readerCall{}
 	r.clobberedFixes, r.clobberSpread = r.clobberedFixes[:0], false
 	r.logSeen, r.warnSeen = 0, 0
+	if checkDeadLog {
+		r.deadLog = r.deadLog[:0]
+	}
 	r.ver, r.checked = 1, 0
 	r.steps, r.halted = 0, false
 }
@@ -740,6 +746,7 @@ func (r *runner) records(c *ctx, k fgraph.RecordKind) []fgraph.Record {
 	defer func() { r.recBuf = out[:0] }()
 	for i := c.logFrom; i < len(r.m.Log); i++ {
 		if rec := &r.m.Log[i]; rec.Kind == k && c.owns(rec) {
+			r.readLog(i)
 			out = append(out, *rec)
 		}
 	}

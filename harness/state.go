@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/fgcheck/fgcheck/fgraph"
 	"github.com/fgcheck/fgcheck/model"
@@ -221,6 +222,11 @@ func (r *runner) appendLog(dst []uint64) []uint64 {
 		panic("harness: more contexts than the log window's reader mask holds")
 	}
 	lo = max(0, min(lo, len(m.Log)))
+	if checkDeadLog {
+		for i := range lo {
+			r.markDead(i)
+		}
+	}
 	count := 0
 	for i := lo; i < len(m.Log); i++ {
 		rec := &m.Log[i]
@@ -233,7 +239,10 @@ func (r *runner) appendLog(dst []uint64) []uint64 {
 				mask |= 2 << j
 			}
 		}
-		if mask == 0 {
+		if mask == 0 || logTooNarrow && mask&1 == 0 {
+			if checkDeadLog {
+				r.markDead(i)
+			}
 			continue
 		}
 		count++
@@ -249,6 +258,35 @@ func (r *runner) appendLog(dst []uint64) []uint64 {
 		}
 	}
 	return append(dst, uint64(count), uint64(len(live)))
+}
+
+// checkDeadLog, in tests, has each run mark the records its state's log
+// window leaves out and count, in deadLogReads, every later read of one,
+// which the window's rule says never happens (deadLogMarks counts the
+// records marked, so that a test sees the check had something to check);
+// logTooNarrow is a test's wrong rule that also leaves out the records
+// before logSeen that a context still owns (the check must notice).
+var (
+	checkDeadLog, logTooNarrow bool
+	deadLogReads, deadLogMarks atomic.Int64
+)
+
+// markDead marks record i as left out of the state (checkDeadLog).
+func (r *runner) markDead(i int) {
+	for len(r.deadLog) <= i {
+		r.deadLog = append(r.deadLog, false)
+	}
+	if !r.deadLog[i] {
+		r.deadLog[i] = true
+		deadLogMarks.Add(1)
+	}
+}
+
+// readLog notes a read of record i by a check (checkDeadLog).
+func (r *runner) readLog(i int) {
+	if i < len(r.deadLog) && r.deadLog[i] {
+		deadLogReads.Add(1)
+	}
 }
 
 // idleAll, in tests, takes every task context for idle, also in the
