@@ -76,7 +76,7 @@ var oracleIndex = func() map[string]int {
 	}
 	if len(Oracles) > 8 || len(KnownFindings) > 21 {
 		// The verdicts component packs, per finding reported (once per
-		// run), its oracle in 3 bits of one word.
+		// run), its oracle in 3 bits of one word, at the finding's index.
 		panic("harness: more oracles or known findings than the state's verdict word holds")
 	}
 	return m
@@ -162,13 +162,15 @@ func (r *runner) appendState(dst []uint64, drop int) []uint64 {
 			// Of each known finding, the oracle that reported it too: a
 			// run's verdicts are (oracle, finding) pairs, and a run the
 			// cache stops keeps those of its prefix only through its twin.
+			// The pairs are a set: each finding's oracle sits in the 3 bits
+			// of the finding's index, whatever order they were reported in.
 			var viol, known, by uint64
 			for _, v := range r.res.Violations {
 				viol |= 1 << oracleIndex[v.Oracle]
 			}
 			for _, v := range r.res.Known {
 				known |= 1 << knownIndex[v.Known]
-				by = by*8 + uint64(oracleIndex[v.Oracle])
+				by |= uint64(oracleIndex[v.Oracle]) << (3 * knownIndex[v.Known])
 			}
 			dst = append(dst, viol, known, by,
 				b2u(r.stopped)|b2u(r.aliasDep)<<1|b2u(r.inReserveWindow)<<2|b2u(r.staleRetp)<<3|b2u(r.clobbered)<<4|
