@@ -105,13 +105,7 @@ func (r *runner) appendState(dst []uint64, drop int) []uint64 {
 			// clock) decides the calls and returns the port makes.
 			dst = m.AppendState(dst)
 		case stLog:
-			// The records a later check reads: the in-place oracle checks
-			// those after logSeen; call and ret compare the records of their
-			// op at their context's level (records, from logFrom) with the
-			// model. An idle task context's logFrom is dead (its next op
-			// sets it before any read), and a record before logSeen that no
-			// context on its way reads is never read again, so neither is
-			// encoded. Each record encoded carries the mask of its readers.
+			// The records a later check reads (appendLog says which).
 			dst = r.appendLog(dst)
 		case stWarnings:
 			// A WARN not yet judged is a violation to come.
@@ -205,20 +199,29 @@ func (r *runner) idle(c *ctx) bool {
 
 // appendLog encodes the log window of the state (appendState's stLog):
 // every record some later check reads, each with the mask of its readers
-// (bit 0 the in-place oracle, bit 1+i the i-th context of taskCt then
-// ctxs that is on its way through an op and whose records() will see it).
+// (bit 0 the in-place oracle, bit 1+i the i-th context on its way through
+// an op, task contexts first, whose records() will see it). The in-place
+// oracle reads the records after logSeen, call and ret the records their
+// context owns from its logFrom on. An idle task context's logFrom is dead
+// (its next op sets it before any read), and a record before logSeen that
+// no context on its way owns is never read again: neither is encoded.
 func (r *runner) appendLog(dst []uint64) []uint64 {
 	m := r.m
 	lo := r.logSeen
 	var buf [16]*ctx
 	live := buf[:0]
-	for _, list := range [2][]*ctx{r.taskCt, r.ctxs} {
-		for _, c := range list {
-			if !r.idle(c) {
-				live = append(live, c)
-				lo = min(lo, c.logFrom)
-			}
+	for _, c := range r.taskCt {
+		if !r.idle(c) {
+			live = append(live, c)
 		}
+	}
+	for _, c := range r.ctxs {
+		if r.taskCt[c.task] != c { // an interrupt's or a nested call's
+			live = append(live, c)
+		}
+	}
+	for _, c := range live {
+		lo = min(lo, c.logFrom)
 	}
 	if len(live) > 63 {
 		panic("harness: more contexts than the log window's reader mask holds")
@@ -250,7 +253,7 @@ func (r *runner) appendLog(dst []uint64) []uint64 {
 		count++
 		dst = append(dst, mask, uint64(rec.Kind)|uint64(rec.Task)<<8|uint64(rec.Level)<<16|uint64(uint8(rec.Ops))<<24|uint64(uint16(rec.Nest))<<32|
 			boolU(rec.Accepted)<<48|boolU(rec.Torn)<<49|boolU(rec.Reentered)<<50|boolU(rec.Transition)<<51|boolU(rec.Data != nil)<<52|boolU(rec.Parent != nil)<<53,
-			uint64(rec.Gen), uint64(rec.Idx), uint64(rec.Func), uint64(rec.Depth), uint64(rec.Handler), uint64(uint64(rec.Gops)),
+			uint64(rec.Gen), uint64(rec.Idx), uint64(rec.Func), uint64(rec.Depth), uint64(rec.Handler), uint64(rec.Gops),
 			uint64(len(rec.Data)), uint64(len(rec.Parent)))
 		for _, w := range rec.Data {
 			dst = append(dst, uint64(w))
