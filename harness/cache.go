@@ -28,21 +28,86 @@ import (
 // same. OnRun sees the schedules run, not the pruned ones.
 
 // totals are the running counts of a piece, by which a subtree's are
-// measured.
+// measured (its known findings are not: knownTot).
 type totals struct {
 	runs, points, viol int64
-	known              [maxKnown]int64
 	// The same counts for the runs of kbuild's compiler model
 	// (Result.Kbuild).
 	runsK, violK int64
-	knownK       [maxKnown]int64
+}
+
+// knownTot is what a subtree holds of the known findings, whatever its
+// prefix reported: per finding, the schedules whose suffix (the run below
+// the subtree's point) detects it, suppressed detections included (d; dk
+// of kbuild's model), and the oracles that detect it first within the
+// suffix (by, a bit per index in Oracles). The known findings reported so
+// far are not part of the state (state.go, stVerdicts), so a subtree's
+// count of a finding is all its schedules if its prefix reported it, else
+// d; and its (oracle, finding) pairs are the prefix's or by.
+type knownTot struct {
+	d, dk [maxKnown]int64
+	by    [maxKnown]uint8
+}
+
+// det is one detection of a known finding in a run (runner.violate, with
+// the state cache on): when (the run's clock), which finding (its index)
+// and which oracle. The run's log of them (Result.dets) is in clock order,
+// with one entry per finding and clock, the first.
+type det struct {
+	at   int64
+	k, o uint8
+}
+
+// clock orders a run's detections and its recorded points: the choice
+// points so far, then the tail lookups so far. At a lookup the point is
+// already counted (r.points), so a detection at a clock at or after a
+// recorded point's is in the point's suffix, one before it in its prefix;
+// all tails are looked up after the last choice point, and told apart by
+// tailN.
+func (r *runner) clock() int64 { return int64(r.points)<<20 | r.tailN }
+
+// logDet logs a detection of known finding k by oracle o.
+func (r *runner) logDet(k, o int) {
+	at := r.clock()
+	for i := len(r.res.dets) - 1; i >= 0 && r.res.dets[i].at == at; i-- {
+		if int(r.res.dets[i].k) == k {
+			return
+		}
+	}
+	r.res.dets = append(r.res.dets, det{at: at, k: uint8(k), o: uint8(o)})
+}
+
+// addDets adds to kt, for a point at clock from, what the detections of
+// dets in [from, to) show: n schedules (nk of them kbuild's) detect each
+// finding logged there, by the oracle of its first entry; of the other
+// findings, e's counts and oracles (nil: none) are added.
+func (kt *knownTot) addDets(dets []det, from, to, n, nk int64, e *knownTot, slots []int) {
+	var seen uint64
+	for _, x := range dets {
+		if x.at < from || x.at >= to || seen&(1<<x.k) != 0 {
+			continue
+		}
+		seen |= 1 << x.k
+		kt.d[x.k] += n
+		kt.dk[x.k] += nk
+		kt.by[x.k] |= 1 << x.o
+	}
+	if e == nil {
+		return
+	}
+	for _, j := range slots {
+		if seen&(1<<j) == 0 {
+			kt.d[j] += e.d[j]
+			kt.dk[j] += e.dk[j]
+			kt.by[j] |= e.by[j]
+		}
+	}
 }
 
 // cacheEntry is a stored subtree: its schedules, their choice points (less
 // the prefix's, per schedule: rel), failing schedules, the same two counts
-// for kbuild's model, and known-finding counts (an offset into the table's
-// slab, -1 when all zero: the counts of the variant's findings, then their
-// kbuild counts).
+// for kbuild's model, and its knownTot (an offset into the table's slab,
+// -1 when all zero: the d of the variant's findings, their dk, their by).
 type cacheEntry struct {
 	runs, rel, viol int64
 	runsK, violK    int64
@@ -86,7 +151,7 @@ type stateCache struct {
 	keys   []stateKey
 	vals   []cacheEntry
 	n, max int
-	slab   []uint32 // known-finding counts (all, then kbuild's) of the entries that have some
+	slab   []uint32 // the knownTot of the entries that have one (d, dk, by of the variant's findings)
 	exact  map[string]cacheEntry
 	stats  CacheStats
 	nKnown int
@@ -180,7 +245,7 @@ func (c *stateCache) get(k stateKey, ks string) (cacheEntry, bool) {
 	return e, ok
 }
 
-func (c *stateCache) put(k stateKey, ks string, t *totals, p0 int64) {
+func (c *stateCache) put(k stateKey, ks string, t *totals, kt *knownTot, p0 int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	// Room first: a subtree not stored must leave nothing in the slab.
@@ -189,19 +254,23 @@ func (c *stateCache) put(k stateKey, ks string, t *totals, p0 int64) {
 		return
 	}
 	e := cacheEntry{runs: t.runs, rel: t.points - t.runs*p0, viol: t.viol, runsK: t.runsK, violK: t.violK, known: -1}
-	for i := 0; i < c.nKnown; i++ {
-		// (a kbuild count is at most its finding's: one non-zero test)
-		if t.known[i] != 0 {
-			if t.runs > math.MaxUint32 || len(c.slab)+2*len(c.kslot) > math.MaxInt32 {
+	for _, i := range c.kslot {
+		// (a kbuild count is at most its finding's, and an oracle
+		// detects it in some schedule only if d > 0: one non-zero test)
+		if kt.d[i] != 0 {
+			if t.runs > math.MaxUint32 || len(c.slab)+3*len(c.kslot) > math.MaxInt32 {
 				c.stats.Full++ // a count the slab cannot hold: not stored
 				return
 			}
 			e.known = int32(len(c.slab))
 			for _, j := range c.kslot {
-				c.slab = append(c.slab, uint32(t.known[j]))
+				c.slab = append(c.slab, uint32(kt.d[j]))
 			}
 			for _, j := range c.kslot {
-				c.slab = append(c.slab, uint32(t.knownK[j]))
+				c.slab = append(c.slab, uint32(kt.dk[j]))
+			}
+			for _, j := range c.kslot {
+				c.slab = append(c.slab, uint32(kt.by[j]))
 			}
 			break
 		}
@@ -255,24 +324,25 @@ func (c *stateCache) bytes() int64 {
 	return b
 }
 
-// add adds an entry's totals to t, for a hit at a point with p0 choice
-// points before it.
-func (c *stateCache) add(t *totals, e cacheEntry, p0 int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+// add adds an entry's totals to t and its knownTot to kt, for a hit at a
+// point with p0 choice points before it.
+func (c *stateCache) add(t *totals, kt *knownTot, e cacheEntry, p0 int64) {
 	t.runs += e.runs
 	t.points += e.rel + e.runs*p0
 	t.viol += e.viol
 	t.runsK += e.runsK
 	t.violK += e.violK
-	if e.known >= 0 {
-		n := len(c.kslot)
-		for i, x := range c.slab[e.known : int(e.known)+n] {
-			t.known[c.kslot[i]] += int64(x)
-		}
-		for i, x := range c.slab[int(e.known)+n : int(e.known)+2*n] {
-			t.knownK[c.kslot[i]] += int64(x)
-		}
+	if e.known < 0 {
+		return
+	}
+	c.mu.Lock() // the slab grows as other workers store
+	defer c.mu.Unlock()
+	n := len(c.kslot)
+	s := c.slab[e.known : int(e.known)+3*n]
+	for i, j := range c.kslot {
+		kt.d[j] += int64(s[i])
+		kt.dk[j] += int64(s[n+i])
+		kt.by[j] |= uint8(s[2*n+i])
 	}
 }
 
@@ -286,6 +356,7 @@ type cacheState struct {
 	hitE    cacheEntry
 	hitC    *stateCache // the table hitE is in
 	hitP    int64
+	hitAt   int64 // the clock of the hit
 	tot     totals
 	// tails: the tail points the current run recorded (dfs.tail).
 	tails []keyed
@@ -315,16 +386,21 @@ func (d *dfs) lookup() (hit bool) {
 // (at path depth depth, -1 for a tail) with the totals so far.
 func (cs *cacheState) find(depth int) (kd keyed, hit bool) {
 	r := cs.r
+	if depth < 0 {
+		if r.tailN++; r.tailN >= 1<<20 {
+			internalf("cache: more tail lookups in a run than the clock counts")
+		}
+	}
 	k, ks := cs.key()
 	p0 := int64(r.points)
 	tbl := cs.c.table(depth)
 	e, ok := tbl.get(k, ks)
 	if ok && cs.verify == nil {
-		cs.hit, cs.hitE, cs.hitP, cs.hitC = true, e, p0, tbl
+		cs.hit, cs.hitE, cs.hitP, cs.hitC, cs.hitAt = true, e, p0, tbl, r.clock()
 		r.stopped = true
 		return keyed{}, true
 	}
-	kd = keyed{depth: depth, k: k, ks: ks, t0: cs.tot, p0: p0}
+	kd = keyed{depth: depth, k: k, ks: ks, t0: cs.tot, p0: p0, at: r.clock()}
 	if cs.verify != nil {
 		kd.sched = r.sched.clone()
 		kd.enc = append([]uint64(nil), cs.scratch...)
@@ -376,6 +452,12 @@ type keyed struct {
 	ks    string
 	t0    totals
 	p0    int64
+	// at is the point's clock; kt its subtree's known findings so far
+	// (counted runs and hits below it add to it: a detection is the
+	// point's only if it comes after at, which a difference of running
+	// totals cannot tell).
+	at int64
+	kt knownTot
 	// verify mode (tests): the schedule so far, and the entry a hit found.
 	sched  Schedule
 	enc    []uint64
@@ -404,19 +486,16 @@ func (cs *cacheState) store(kd keyed) {
 	t.viol -= kd.t0.viol
 	t.runsK -= kd.t0.runsK
 	t.violK -= kd.t0.violK
-	for j := range t.known {
-		t.known[j] -= kd.t0.known[j]
-		t.knownK[j] -= kd.t0.knownK[j]
-	}
 	if cs.verify != nil {
 		got := cacheEntry{runs: t.runs, rel: t.points - t.runs*kd.p0, viol: t.viol, runsK: t.runsK, violK: t.violK}
 		want := kd.want
 		var wt totals
+		var wk knownTot
 		if kd.verify {
-			tbl.add(&wt, want, 0)
+			tbl.add(&wt, &wk, want, 0)
 		}
 		want.known, got.known = 0, 0
-		if kd.verify && (got != want || wt.known != t.known || wt.knownK != t.knownK) {
+		if kd.verify && (got != want || wk != kd.kt) {
 			cs.verify(cs.firsts[kd.k], kd.sched, want, got, slices.Equal(cs.encs[kd.k], kd.enc))
 		}
 		if !kd.verify {
@@ -428,11 +507,11 @@ func (cs *cacheState) store(kd keyed) {
 				cs.encs = map[stateKey][]uint64{}
 			}
 			cs.encs[kd.k] = kd.enc
-			tbl.put(kd.k, kd.ks, &t, kd.p0)
+			tbl.put(kd.k, kd.ks, &t, &kd.kt, kd.p0)
 		}
 		return
 	}
-	tbl.put(kd.k, kd.ks, &t, kd.p0)
+	tbl.put(kd.k, kd.ks, &t, &kd.kt, kd.p0)
 }
 
 // table is the table of a point recorded at path depth depth: the tails'
@@ -444,25 +523,69 @@ func (c *stateCache) table(depth int) *stateCache {
 	return c
 }
 
-// countRun adds one counted run to the cache's totals.
-func (cs *cacheState) countRun(res *Result) {
+// countRun adds one counted run to the cache's totals and to the known
+// findings of every recorded point above it.
+func (d *dfs) countRun(res *Result) {
+	cs := d.cache
 	cs.tot.runs++
 	cs.tot.points += int64(res.Points)
 	if res.Failed() {
 		cs.tot.viol++
 	}
-	for _, k := range res.Known {
-		cs.tot.known[knownIndex[k.Known]]++
-	}
+	var nk int64
 	if res.Kbuild() {
+		nk = 1
 		cs.tot.runsK++
 		if res.Failed() {
 			cs.tot.violK++
 		}
-		for _, k := range res.Known {
-			cs.tot.knownK[knownIndex[k.Known]]++
+	}
+	if len(res.dets) == 0 {
+		return
+	}
+	for i := range d.keys {
+		d.keys[i].kt.addDets(res.dets, d.keys[i].at, math.MaxInt64, 1, nk, nil, nil)
+	}
+	for i := range cs.tails {
+		cs.tails[i].kt.addDets(res.dets, cs.tails[i].at, math.MaxInt64, 1, nk, nil, nil)
+	}
+}
+
+// countHit counts the stored subtree the run stopped at (the run is one
+// of its schedules): into the cache's totals, the known findings of every
+// recorded point above it, and s. A finding the run detected before the
+// hit is in every schedule of the subtree; one it did not, in the
+// subtree's count of it. Detections after the hit (checks that ran before
+// the run stopped) are the subtree's own, which the entry holds.
+func (d *dfs) countHit(res *Result, s *Summary) (t totals) {
+	cs := d.cache
+	var e knownTot
+	cs.hitC.add(&t, &e, cs.hitE, cs.hitP)
+	cs.tot.runs += t.runs
+	cs.tot.points += t.points
+	cs.tot.viol += t.viol
+	cs.tot.runsK += t.runsK
+	cs.tot.violK += t.violK
+	slots, h := cs.c.kslot, cs.hitAt
+	for i := range d.keys {
+		d.keys[i].kt.addDets(res.dets, d.keys[i].at, h, t.runs, t.runsK, &e, slots)
+	}
+	for i := range cs.tails {
+		cs.tails[i].kt.addDets(res.dets, cs.tails[i].at, h, t.runs, t.runsK, &e, slots)
+	}
+	var all knownTot
+	all.addDets(res.dets, 0, h, t.runs, t.runsK, &e, slots)
+	for _, j := range slots {
+		if all.d[j] != 0 {
+			name := KnownFindings[j].Name
+			inc(&s.Known, name, all.d[j])
+			s.addKnownBy(name, OracleSet(all.by[j]))
+		}
+		if all.dk[j] != 0 {
+			inc(&s.Kbuild.Known, KnownFindings[j].Name, all.dk[j])
 		}
 	}
+	return t
 }
 
 func (s Schedule) clone() Schedule {

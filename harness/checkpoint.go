@@ -197,6 +197,21 @@ func (p *PieceState) checkCounts() error {
 			return fmt.Errorf("known finding %q in %d of kbuild's %d schedules (%d in all)", quoteShort([]byte(name)), n, p.KbuildRuns, p.Known[name])
 		}
 	}
+	kb := make([]string, 0, len(p.KnownBy))
+	for name := range p.KnownBy {
+		kb = append(kb, name)
+	}
+	sort.Strings(kb)
+	for _, name := range kb {
+		if p.Known[name] == 0 || len(p.KnownBy[name]) == 0 {
+			return fmt.Errorf("known finding %q reported by %d oracles in %d schedules", quoteShort([]byte(name)), len(p.KnownBy[name]), p.Known[name])
+		}
+		for _, o := range p.KnownBy[name] {
+			if _, ok := oracleIndex[o]; !ok {
+				return fmt.Errorf("known finding %s reported by unknown oracle %q", name, quoteShort([]byte(o)))
+			}
+		}
+	}
 	for s := range p.Coverage.Hits {
 		for _, n := range p.Coverage.Hits[s] {
 			if n < 0 || n > 16*(p.Runs+1) { // at most K=16 per run

@@ -193,7 +193,9 @@ type PieceState struct {
 	Violations    int64
 	Points        int64
 	Known         map[string]int64 `json:",omitempty"`
-	Coverage      Coverage
+	// KnownBy is Summary.KnownBy, by oracle name.
+	KnownBy  map[string][]string `json:",omitempty"`
+	Coverage Coverage
 	// The counts of the piece's runs of kbuild's model (Summary.Kbuild).
 	KbuildRuns       int64
 	KbuildViolations int64
@@ -232,7 +234,7 @@ func (c *Checkpoint) clone() *Checkpoint {
 	out := &Checkpoint{Shard: c.Shard, Shards: c.Shards, Pieces: make([]PieceState, len(c.Pieces))}
 	for i, p := range c.Pieces {
 		p.Path = append([][3]int(nil), p.Path...)
-		p.Known, p.KbuildKnown = maps.Clone(p.Known), maps.Clone(p.KbuildKnown)
+		p.Known, p.KbuildKnown, p.KnownBy = maps.Clone(p.Known), maps.Clone(p.KbuildKnown), maps.Clone(p.KnownBy)
 		out.Pieces[i] = p
 	}
 	return out
@@ -247,6 +249,9 @@ type Summary struct {
 	Violations int64
 	First      *Result // the first failing run, if any
 	Known      map[string]int64
+	// KnownBy gives, per known finding, the oracles that reported it in
+	// some schedule: the (oracle, known finding) verdicts.
+	KnownBy map[string]OracleSet
 	// Kbuild counts the runs of kbuild's compiler model among them
 	// (Result.Kbuild): exactly what the exploration of the same scenario
 	// with Alias set counts (for a scenario with Alias set, or a compiled
@@ -298,10 +303,38 @@ func inc(m *map[string]int64, k string, n int64) {
 // run of kbuild's compiler model.
 func (s *Summary) count(res *Result) {
 	s.Points += int64(res.Points)
+	for _, k := range res.Known {
+		s.addKnownBy(k.Known, 1<<oracleIndex[k.Oracle])
+	}
 	countRun(res, &s.Runs, &s.Violations, &s.First, &s.Known)
 	if m := &s.Kbuild; res.Kbuild() {
 		countRun(res, &m.Runs, &m.Violations, &m.First, &m.Known)
 	}
+}
+
+// addKnownBy adds the oracles by to the verdicts of known finding name.
+func (s *Summary) addKnownBy(name string, by OracleSet) {
+	if by == 0 {
+		return
+	}
+	if s.KnownBy == nil {
+		s.KnownBy = map[string]OracleSet{}
+	}
+	s.KnownBy[name] |= by
+}
+
+// OracleSet is a set of oracles, a bit per index in Oracles.
+type OracleSet uint8
+
+// Names lists the set's oracles in Oracles' order.
+func (o OracleSet) Names() []string {
+	var out []string
+	for i, name := range Oracles {
+		if o&(1<<i) != 0 {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // countRun adds res to one model's counts.
@@ -338,6 +371,9 @@ func (s *Summary) add(o *Summary) {
 			s.Known = map[string]int64{}
 		}
 		s.Known[k] += v
+	}
+	for k, v := range o.KnownBy {
+		s.addKnownBy(k, v)
 	}
 	s.Coverage.Merge(&o.Coverage)
 	s.Complete = s.Complete && o.Complete
@@ -493,6 +529,11 @@ func (e *explorer) resumed(i int) *Summary {
 	p := e.opt.Resume.Pieces[i]
 	s.Runs, s.Violations, s.Points, s.Coverage, s.Complete = p.Runs, p.Violations, p.Points, p.Coverage, p.Done
 	s.Known = maps.Clone(p.Known)
+	for name, by := range p.KnownBy {
+		for _, o := range by {
+			s.addKnownBy(name, 1<<oracleIndex[o])
+		}
+	}
 	s.Kbuild = ModelSummary{Runs: p.KbuildRuns, Violations: p.KbuildViolations, Known: maps.Clone(p.KbuildKnown)}
 	return s
 }
@@ -531,6 +572,12 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 		}
 		p := PieceState{Started: true, Done: done, Runs: s.Runs, Violations: s.Violations, Points: s.Points, Coverage: s.Coverage,
 			Known: maps.Clone(s.Known), KbuildRuns: s.Kbuild.Runs, KbuildViolations: s.Kbuild.Violations, KbuildKnown: maps.Clone(s.Kbuild.Known)}
+		for name, by := range s.KnownBy {
+			if p.KnownBy == nil {
+				p.KnownBy = map[string][]string{}
+			}
+			p.KnownBy[name] = by.Names()
+		}
 		for _, st := range d.path {
 			p.Path = append(p.Path, [3]int{st.c, st.n, st.lim})
 		}
@@ -602,32 +649,16 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 		if cs := d.cache; cs != nil && cs.hit {
 			// The run stopped where a cached subtree begins: count the
 			// subtree (this run is one of its schedules) instead.
-			var t totals
-			cs.hitC.add(&t, cs.hitE, cs.hitP)
-			cs.tot.runs += t.runs
-			cs.tot.points += t.points
-			cs.tot.viol += t.viol
-			cs.tot.runsK += t.runsK
-			cs.tot.violK += t.violK
+			t := d.countHit(res, s)
 			s.Runs += t.runs
 			s.Points += t.points
 			s.Violations += t.viol
 			s.Kbuild.Runs += t.runsK
 			s.Kbuild.Violations += t.violK
-			for j := 0; j < cs.c.nKnown; j++ {
-				cs.tot.known[j] += t.known[j]
-				cs.tot.knownK[j] += t.knownK[j]
-				if t.known[j] != 0 {
-					inc(&s.Known, KnownFindings[j].Name, t.known[j])
-				}
-				if t.knownK[j] != 0 {
-					inc(&s.Kbuild.Known, KnownFindings[j].Name, t.knownK[j])
-				}
-			}
 			e.count(t.runs, t.viol)
 			counted = false
 		} else if counted && d.cache != nil {
-			d.cache.countRun(res)
+			d.countRun(res)
 		}
 		if cs := d.cache; cs != nil {
 			cs.storeTails(cs.hit || counted) // the run or its stored tail was counted

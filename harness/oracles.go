@@ -46,6 +46,9 @@ func (r *runner) violate(oracle, msg string) {
 	}
 	if k != "" && !r.opt.Strict {
 		v.Known = k
+		if r.hashing {
+			r.logDet(knownIndex[k], oracleIndex[oracle])
+		}
 		for _, x := range r.res.Known {
 			if x.Known == k {
 				return // one report per finding per run

@@ -64,6 +64,8 @@ type snap struct {
 	events              []Event
 	ords                []Order
 	viol, known         []Violation
+	dets                []det
+	tailN               int64
 	aliasDep            bool
 	logSeen, warnSeen   int
 	ver, checked        uint64
@@ -233,6 +235,7 @@ func (r *runner) takeSnap(cur int) {
 	p.ords = append(p.ords[:0], r.sched.Orders...)
 	p.viol = append(p.viol[:0], r.res.Violations...)
 	p.known = append(p.known[:0], r.res.Known...)
+	p.dets, p.tailN = append(p.dets[:0], r.res.dets...), r.tailN
 	p.aliasDep = r.aliasDep
 	p.logSeen, p.warnSeen = r.logSeen, r.warnSeen
 	p.ver, p.checked = r.ver, r.checked
@@ -281,6 +284,7 @@ func (r *runner) restoreSnap(p *snap) {
 	r.sched.Orders = append([]Order(nil), p.ords...)
 	r.res.Violations = append([]Violation(nil), p.viol...)
 	r.res.Known = append([]Violation(nil), p.known...)
+	r.res.dets, r.tailN = append([]det(nil), p.dets...), p.tailN
 	r.aliasDep = p.aliasDep
 	r.logSeen, r.warnSeen = p.logSeen, p.warnSeen
 	r.ver, r.checked = p.ver, p.checked

@@ -16,11 +16,13 @@ import "github.com/fgcheck/fgcheck/fgraph"
 // the plain explorer's, which runs every check.
 
 // checkRec is what one in-place check did: it reported the run's
-// violations v0..v1-1 and known findings k0..k1-1 (indices into its
-// Result's lists; a run that shares the prefix has the same lists up to
-// there). No pointers: a record is appended at every check.
+// violations v0..v1-1 and known findings k0..k1-1, and logged the
+// detections d0..d1-1 (indices into its Result's lists; a run that shares
+// the prefix has the same lists up to there). No pointers: a record is
+// appended at every check.
 type checkRec struct {
 	v0, v1, k0, k1    int32
+	d0, d1            int32
 	logSeen, warnSeen int32
 	stopped           bool
 }
@@ -54,9 +56,9 @@ func (r *runner) checkInPlaceOnce(c *ctx, s fgraph.Site) {
 	if r.replayCheck() {
 		return
 	}
-	nv, nk := len(r.res.Violations), len(r.res.Known)
+	n := r.marks()
 	r.checkInPlace(c, s)
-	r.recordCheck(nv, nk)
+	r.recordCheck(n)
 }
 
 // checkModelOnce is checkInPlaceOnce for oracle 3 at a quiescent point.
@@ -68,9 +70,9 @@ func (r *runner) checkModelOnce() {
 	if r.replayCheck() {
 		return
 	}
-	nv, nk := len(r.res.Violations), len(r.res.Known)
+	n := r.marks()
 	r.checkModel()
-	r.recordCheck(nv, nk)
+	r.recordCheck(n)
 }
 
 // checkTransparentOnce is checkInPlaceOnce for oracle 5 after an interrupt.
@@ -82,9 +84,9 @@ func (r *runner) checkTransparentOnce(c *ctx, before []fgraph.Word) {
 	if r.replayCheck() {
 		return
 	}
-	nv, nk := len(r.res.Violations), len(r.res.Known)
+	n := r.marks()
 	r.checkTransparent(c, before)
-	r.recordCheck(nv, nk)
+	r.recordCheck(n)
 }
 
 // replayCheck applies the previous run's record of the next check, if the
@@ -106,6 +108,9 @@ func (r *runner) replayCheck() bool {
 	if rec.k1 > rec.k0 {
 		r.res.Known = append(r.res.Known, u.prevRes.Known[rec.k0:rec.k1]...)
 	}
+	if rec.d1 > rec.d0 {
+		r.res.dets = append(r.res.dets, u.prevRes.dets[rec.d0:rec.d1]...)
+	}
 	r.logSeen, r.warnSeen = int(rec.logSeen), int(rec.warnSeen)
 	if rec.stopped {
 		r.stopped = true
@@ -113,11 +118,19 @@ func (r *runner) replayCheck() bool {
 	return true
 }
 
-// recordCheck records what the check just run did: the violations and known
-// findings after nv and nk, the positions it left, whether it stopped.
-func (r *runner) recordCheck(nv, nk int) {
+// marks are the lengths of the run's violations, known findings and
+// detections before a check.
+func (r *runner) marks() [3]int {
+	return [3]int{len(r.res.Violations), len(r.res.Known), len(r.res.dets)}
+}
+
+// recordCheck records what the check just run did: the violations, known
+// findings and detections after the marks n, the positions it left,
+// whether it stopped.
+func (r *runner) recordCheck(n [3]int) {
 	r.reuse.cur = append(r.reuse.cur, checkRec{
-		v0: int32(nv), v1: int32(len(r.res.Violations)), k0: int32(nk), k1: int32(len(r.res.Known)),
+		v0: int32(n[0]), v1: int32(len(r.res.Violations)), k0: int32(n[1]), k1: int32(len(r.res.Known)),
+		d0: int32(n[2]), d1: int32(len(r.res.dets)),
 		logSeen: int32(r.logSeen), warnSeen: int32(r.warnSeen), stopped: r.stopped,
 	})
 }

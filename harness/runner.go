@@ -247,6 +247,9 @@ type runner struct {
 	// tail it has seen (cache.go); between is set while it encodes.
 	tails   *dfs
 	between bool
+	// tailN counts the run's tail lookups: with points, the clock of a
+	// detection (det) and of a recorded point.
+	tailN int64
 	// reuse, with the cache: the in-place checks of the previous run,
 	// applied instead of run again over the shared prefix (reuse.go).
 	reuse *reuse
@@ -351,6 +354,9 @@ type Result struct {
 	// Run numbers the run within its exploration or sample (1-based; for
 	// a sharded exploration, within its shard).
 	Run int64
+	// dets, with the state cache: every detection of a known finding,
+	// suppressed ones included (cache.go, det).
+	dets []det
 }
 
 // Failed reports whether the run found a violation.
@@ -443,6 +449,7 @@ func (r *runner) reset() {
 	}
 	r.ver, r.checked = 1, 0
 	r.steps, r.halted = 0, false
+	r.tailN = 0
 }
 
 func (r *runner) run(ch Chooser, opt RunOptions) *Result {

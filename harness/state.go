@@ -44,7 +44,7 @@ const (
 	stProgram         // each task's program counter, the running task, the remotes fired and their pending tails
 	stBudget          // interrupts, reordered regions and remote events used (the remaining budget)
 	stOrders          // the region orders chosen so far (one order per static region per run)
-	stVerdicts        // the oracles' own history: violations and known findings reported so far, the flags known findings match on, the in-place check pending
+	stVerdicts        // the oracles' own history: violations reported so far, the flags known findings match on, the in-place check pending
 	stContexts        // every context: its stack position, store buffer, region being committed, in-flight entry, return and reservation, and its input digest
 	stNum
 )
@@ -56,16 +56,18 @@ var stNames = [stNum]string{"machine", "log", "warnings", "model", "program", "b
 func StateComponents() []string { return stNames[:] }
 
 // knownIndex numbers KnownFindings for the verdict bitmask and the counts.
-var knownIndex = func() map[string]int {
-	m := map[string]int{}
+// (Set by init: violate, which KnownFindings' matchers reach, reads it.)
+var knownIndex map[string]int
+
+func init() {
+	knownIndex = map[string]int{}
 	for i, k := range KnownFindings {
-		m[k.Name] = i
+		knownIndex[k.Name] = i
 	}
-	if len(m) > maxKnown {
+	if len(knownIndex) > maxKnown {
 		panic("harness: more known findings than the state cache counts")
 	}
-	return m
-}()
+}
 
 const maxKnown = 32
 
@@ -74,10 +76,9 @@ var oracleIndex = func() map[string]int {
 	for i, o := range Oracles {
 		m[o] = i
 	}
-	if len(Oracles) > 8 || len(KnownFindings) > 21 {
-		// The verdicts component packs, per finding reported (once per
-		// run), its oracle in 3 bits of one word, at the finding's index.
-		panic("harness: more oracles or known findings than the state's verdict word holds")
+	if len(Oracles) > 8 {
+		// An OracleSet (and knownTot.by) has a bit per oracle in a byte.
+		panic("harness: more oracles than an OracleSet holds")
 	}
 	return m
 }()
@@ -149,24 +150,19 @@ func (r *runner) appendState(dst []uint64, drop int) []uint64 {
 			// regions they met in program order merge).
 			dst = r.appendOrders(dst, r.rUsed >= r.sc.Bound.R || r.sc.Bound.spent(r.kUsed, r.rUsed, r.eUsed))
 		case stVerdicts:
-			// A known finding is reported once per run; a violation stops
-			// the run (or, with KeepGoing, marks it failed); the flags the
-			// allowances match on; whether the in-place oracles still have
-			// to look at the last change.
-			// Of each known finding, the oracle that reported it too: a
-			// run's verdicts are (oracle, finding) pairs, and a run the
-			// cache stops keeps those of its prefix only through its twin.
-			// The pairs are a set: each finding's oracle sits in the 3 bits
-			// of the finding's index, whatever order they were reported in.
-			var viol, known, by uint64
+			// A violation stops the run (or, with KeepGoing, marks it
+			// failed); the flags the allowances match on; whether the
+			// in-place oracles still have to look at the last change.
+			// Not the known findings reported so far (nor their oracles):
+			// they change only which later detections are reported, once
+			// per run, never the course of the run, and a stored subtree
+			// holds its known findings whatever its prefix reported
+			// (cache.go, knownTot).
+			var viol uint64
 			for _, v := range r.res.Violations {
 				viol |= 1 << oracleIndex[v.Oracle]
 			}
-			for _, v := range r.res.Known {
-				known |= 1 << knownIndex[v.Known]
-				by |= uint64(oracleIndex[v.Oracle]) << (3 * knownIndex[v.Known])
-			}
-			dst = append(dst, viol, known, by,
+			dst = append(dst, viol,
 				b2u(r.stopped)|b2u(r.aliasDep)<<1|b2u(r.inReserveWindow)<<2|b2u(r.staleRetp)<<3|b2u(r.clobbered)<<4|
 					b2u(r.directRace)<<5|b2u(r.checked != r.ver)<<6|uint64(r.direct)<<8,
 				uint64(len(r.clobberedFixes))|b2u(r.clobberSpread)<<32)
