@@ -46,7 +46,7 @@ func (r *runner) violate(oracle, msg string) {
 	}
 	if k != "" && !r.opt.Strict {
 		v.Known = k
-		if r.hashing {
+		if r.hashing && !detsReportedOnly {
 			r.logDet(knownIndex[k], oracleIndex[oracle])
 		}
 		for _, x := range r.res.Known {
@@ -55,6 +55,9 @@ func (r *runner) violate(oracle, msg string) {
 			}
 		}
 		r.res.Known = append(r.res.Known, v)
+		if r.hashing && detsReportedOnly {
+			r.logDet(knownIndex[k], oracleIndex[oracle])
+		}
 		r.traceViolation(TraceKnown, "KNOWN", v)
 		return
 	}
