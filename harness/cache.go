@@ -160,7 +160,6 @@ type stateCache struct {
 	slab   []uint32 // the knownTot of the entries that have one (d, dk, by of the variant's findings)
 	exact  map[string]cacheEntry
 	stats  CacheStats
-	nKnown int
 	// kslot lists the known findings of the scenario's variant (the only
 	// ones a count can be non-zero for), whose counts the slab keeps.
 	kslot []int
@@ -196,7 +195,7 @@ func newStateCache(sc *Scenario, max int, exact bool, drop int) *stateCache {
 }
 
 func newTable(sc *Scenario, max int, exact bool, drop int) *stateCache {
-	c := &stateCache{max: max, nKnown: len(KnownFindings), drop: drop}
+	c := &stateCache{max: max, drop: drop}
 	for i, k := range KnownFindings {
 		if slices.Contains(k.Variants, sc.Variant) {
 			c.kslot = append(c.kslot, i)

@@ -116,6 +116,14 @@ func TestCheckpointHandEdits(t *testing.T) {
 		{"kbuild finding above all", `known finding "F1-bit0" in`, func(c *Checkpoint) {
 			c.Pieces[prog].KbuildKnown = map[string]int64{"F1-bit0": c.Pieces[prog].Known["F1-bit0"] + 1}
 		}},
+		{"pairs of a finding not counted", `known finding "reserve-window" reported by 1 oracles in 0 schedules`, func(c *Checkpoint) {
+			delete(c.Pieces[prog].Known, "reserve-window")
+			delete(c.Pieces[prog].KbuildKnown, "reserve-window")
+			c.Pieces[prog].KnownBy = map[string][]string{"reserve-window": {OracleRetAddr}}
+		}},
+		{"pairs of an unknown oracle", `reported by unknown oracle "no-such-oracle"`, func(c *Checkpoint) {
+			c.Pieces[prog].KnownBy = map[string][]string{"F1-bit0": {"no-such-oracle"}}
+		}},
 		{"early done", "done with a path", func(c *Checkpoint) { c.Pieces[prog].Done = true }},
 		{"not started with schedules", "not started", func(c *Checkpoint) { c.Pieces[prog].Started = false }},
 		{"impossible option", "choice 9 of", func(c *Checkpoint) { c.Pieces[prog].Path[1][0] = 9 }},
@@ -206,8 +214,8 @@ func TestCheckpointResumeMatches(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sum.Runs != whole.Runs || !sum.Complete || !cmp.Equal(sum.Known, whole.Known) {
-			t.Errorf("workers %d: resumed to %d schedules %v, want %d %v", workers, sum.Runs, sum.Known, whole.Runs, whole.Known)
+		if sum.Runs != whole.Runs || !sum.Complete || !cmp.Equal(sum.Known, whole.Known) || !cmp.Equal(sum.KnownBy, whole.KnownBy) {
+			t.Errorf("workers %d: resumed to %d schedules %v %v, want %d %v %v", workers, sum.Runs, sum.Known, sum.KnownBy, whole.Runs, whole.Known, whole.KnownBy)
 		}
 	}
 }
