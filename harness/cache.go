@@ -571,15 +571,21 @@ func (d *dfs) countHit(res *Result, s *Summary) (t totals) {
 	cs.tot.viol += t.viol
 	cs.tot.runsK += t.runsK
 	cs.tot.violK += t.violK
-	slots, h := cs.c.kslot, cs.hitAt
+	slots, h, ep := cs.c.kslot, cs.hitAt, &e
+	if cs.hitE.known < 0 {
+		ep = nil // the subtree detects no known finding: nothing of it to add
+		if len(res.dets) == 0 {
+			return t
+		}
+	}
 	for i := range d.keys {
-		d.keys[i].kt.addDets(res.dets, d.keys[i].at, h, t.runs, t.runsK, &e, slots)
+		d.keys[i].kt.addDets(res.dets, d.keys[i].at, h, t.runs, t.runsK, ep, slots)
 	}
 	for i := range cs.tails {
-		cs.tails[i].kt.addDets(res.dets, cs.tails[i].at, h, t.runs, t.runsK, &e, slots)
+		cs.tails[i].kt.addDets(res.dets, cs.tails[i].at, h, t.runs, t.runsK, ep, slots)
 	}
 	var all knownTot
-	all.addDets(res.dets, 0, h, t.runs, t.runsK, &e, slots)
+	all.addDets(res.dets, 0, h, t.runs, t.runsK, ep, slots)
 	for _, j := range slots {
 		if all.d[j] != 0 {
 			name := KnownFindings[j].Name
