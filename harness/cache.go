@@ -545,14 +545,20 @@ func (d *dfs) countRun(res *Result) {
 			cs.tot.violK++
 		}
 	}
-	if len(res.dets) == 0 {
-		return
+	if len(res.dets) > 0 {
+		d.addDetsAbove(res.dets, math.MaxInt64, 1, nk, nil)
 	}
+}
+
+// addDetsAbove is knownTot.addDets for every recorded point of the run
+// (the path's and the tails'), each from its own clock.
+func (d *dfs) addDetsAbove(dets []det, to, n, nk int64, e *knownTot) {
+	cs := d.cache
 	for i := range d.keys {
-		d.keys[i].kt.addDets(res.dets, d.keys[i].at, math.MaxInt64, 1, nk, nil, nil)
+		d.keys[i].kt.addDets(dets, d.keys[i].at, to, n, nk, e, cs.c.kslot)
 	}
 	for i := range cs.tails {
-		cs.tails[i].kt.addDets(res.dets, cs.tails[i].at, math.MaxInt64, 1, nk, nil, nil)
+		cs.tails[i].kt.addDets(dets, cs.tails[i].at, to, n, nk, e, cs.c.kslot)
 	}
 }
 
@@ -578,12 +584,7 @@ func (d *dfs) countHit(res *Result, s *Summary) (t totals) {
 			return t
 		}
 	}
-	for i := range d.keys {
-		d.keys[i].kt.addDets(res.dets, d.keys[i].at, h, t.runs, t.runsK, ep, slots)
-	}
-	for i := range cs.tails {
-		cs.tails[i].kt.addDets(res.dets, cs.tails[i].at, h, t.runs, t.runsK, ep, slots)
-	}
+	d.addDetsAbove(res.dets, h, t.runs, t.runsK, ep)
 	var all knownTot
 	all.addDets(res.dets, 0, h, t.runs, t.runsK, ep, slots)
 	for _, j := range slots {

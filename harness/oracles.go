@@ -46,18 +46,14 @@ func (r *runner) violate(oracle, msg string) {
 	}
 	if k != "" && !r.opt.Strict {
 		v.Known = k
-		if r.hashing && !detsReportedOnly {
-			r.logDet(knownIndex[k], oracleIndex[oracle])
+		dup := slices.ContainsFunc(r.res.Known, func(x Violation) bool { return x.Known == k })
+		if r.hashing && !(dup && detsReportedOnly) {
+			r.logDet(knownIndex[k], oracleIndex[oracle]) // suppressed or not (cache.go, det)
 		}
-		for _, x := range r.res.Known {
-			if x.Known == k {
-				return // one report per finding per run
-			}
+		if dup {
+			return // one report per finding per run
 		}
 		r.res.Known = append(r.res.Known, v)
-		if r.hashing && detsReportedOnly {
-			r.logDet(knownIndex[k], oracleIndex[oracle])
-		}
 		r.traceViolation(TraceKnown, "KNOWN", v)
 		return
 	}

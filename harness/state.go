@@ -55,7 +55,7 @@ var stNames = [stNum]string{"machine", "log", "warnings", "model", "program", "b
 // docs).
 func StateComponents() []string { return stNames[:] }
 
-// knownIndex numbers KnownFindings for the verdict bitmask and the counts.
+// knownIndex numbers KnownFindings for the detection log and the counts.
 // (Set by init: violate, which KnownFindings' matchers reach, reads it.)
 var knownIndex map[string]int
 
