@@ -2,6 +2,7 @@ package harness
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 	"sync"
 	"unsafe"
@@ -381,9 +382,52 @@ type cacheState struct {
 func (d *dfs) lookup() (hit bool) {
 	kd, hit := d.cache.find(len(d.path))
 	if !hit {
+		if n := len(d.keys); n > 0 {
+			kd.pre.of(d.cache.r.res.dets, d.keys[n-1].at, kd.at)
+		}
 		d.keys = append(d.keys, kd)
 	}
 	return hit
+}
+
+// preDets is the set of known findings detected in a stretch of a run's
+// prefix, with the oracle of each one's first detection there.
+type preDets struct {
+	seen uint64
+	o    [maxKnown]uint8
+}
+
+// of sets p to the detections in [from, to) of dets (the rule of addDets:
+// a detection at a point's own clock is in the point's suffix).
+func (p *preDets) of(dets []det, from, to int64) {
+	for _, x := range dets {
+		if x.at < from || x.at == from && detsAfter || x.at >= to || p.seen&(1<<x.k) != 0 {
+			continue
+		}
+		p.seen |= 1 << x.k
+		p.o[x.k] = x.o
+	}
+}
+
+// lift adds to kt, a point's known findings, those of the subtree of the
+// point below it on the path (kd, with runs schedules, runsK of them
+// kbuild's): a finding detected between the two points is detected in
+// every schedule of the subtree, by the oracle that detected it first
+// there; any other, in as many as the subtree's own count says.
+func (kt *knownTot) lift(kd *keyed, runs, runsK int64, slots []int) {
+	for b := kd.pre.seen; b != 0; b &= b - 1 {
+		j := bits.TrailingZeros64(b)
+		kt.d[j] += runs
+		kt.dk[j] += runsK
+		kt.by[j] |= 1 << kd.pre.o[j]
+	}
+	for _, j := range slots {
+		if kd.pre.seen&(1<<j) == 0 {
+			kt.d[j] += kd.kt.d[j]
+			kt.dk[j] += kd.kt.dk[j]
+			kt.by[j] |= kd.kt.by[j]
+		}
+	}
 }
 
 // find looks the current state up: on a hit it stops the run and keeps
@@ -457,12 +501,17 @@ type keyed struct {
 	ks    string
 	t0    totals
 	p0    int64
-	// at is the point's clock; kt its subtree's known findings so far
-	// (counted runs and hits below it add to it: a detection is the
-	// point's only if it comes after at, which a difference of running
-	// totals cannot tell).
+	// at is the point's clock; kt its subtree's known findings so far (a
+	// detection is the point's only if it comes after at, which a
+	// difference of running totals cannot tell). The runs and hits whose
+	// deepest recorded point on the path it is add to kt; a point below
+	// it adds its own when it is left (dfs.leave), through pre.
 	at int64
 	kt knownTot
+	// pre: the detections between the point above on the path (the last
+	// recorded before this one) and this one, the same in every schedule
+	// of this point's subtree.
+	pre preDets
 	// verify mode (tests): the schedule so far, and the entry a hit found.
 	sched  Schedule
 	enc    []uint64
@@ -478,6 +527,10 @@ func (d *dfs) leave(i int) {
 	}
 	kd := d.keys[n-1]
 	d.keys = d.keys[:n-1]
+	if n > 1 {
+		cs := d.cache
+		d.keys[n-2].kt.lift(&kd, cs.tot.runs-kd.t0.runs, cs.tot.runsK-kd.t0.runsK, cs.c.kslot)
+	}
 	d.cache.store(kd)
 }
 
@@ -550,11 +603,12 @@ func (d *dfs) countRun(res *Result) {
 	}
 }
 
-// addDetsAbove is knownTot.addDets for every recorded point of the run
-// (the path's and the tails'), each from its own clock.
+// addDetsAbove is knownTot.addDets for the deepest recorded point of the
+// path (the points above it get theirs when it is left: dfs.leave) and
+// every tail of the run, each from its own clock.
 func (d *dfs) addDetsAbove(dets []det, to, n, nk int64, e *knownTot) {
 	cs := d.cache
-	for i := range d.keys {
+	if i := len(d.keys) - 1; i >= 0 {
 		d.keys[i].kt.addDets(dets, d.keys[i].at, to, n, nk, e, cs.c.kslot)
 	}
 	for i := range cs.tails {
