@@ -83,21 +83,26 @@ func (r *runner) logDet(k, o int) {
 // finding logged there, by the oracle of its first entry; of the other
 // findings, e's counts and oracles (nil: none) are added.
 func (kt *knownTot) addDets(dets []det, from, to, n, nk int64, e *knownTot, slots []int) {
-	var seen uint64
-	for _, x := range dets {
-		if x.at < from || x.at == from && detsAfter || x.at >= to || seen&(1<<x.k) != 0 {
-			continue
-		}
-		seen |= 1 << x.k
-		kt.d[x.k] += n
-		kt.dk[x.k] += nk
-		kt.by[x.k] |= 1 << x.o
+	var p preDets
+	p.of(dets, from, to)
+	kt.addPre(&p, n, nk, e, slots)
+}
+
+// addPre adds to kt n schedules (nk of them kbuild's) that detect each
+// finding of p, by the oracle p names; of the other findings, e's counts
+// and oracles (nil: none).
+func (kt *knownTot) addPre(p *preDets, n, nk int64, e *knownTot, slots []int) {
+	for b := p.seen; b != 0; b &= b - 1 {
+		j := bits.TrailingZeros64(b)
+		kt.d[j] += n
+		kt.dk[j] += nk
+		kt.by[j] |= 1 << p.o[j]
 	}
 	if e == nil {
 		return
 	}
 	for _, j := range slots {
-		if seen&(1<<j) == 0 {
+		if p.seen&(1<<j) == 0 {
 			kt.d[j] += e.d[j]
 			kt.dk[j] += e.dk[j]
 			kt.by[j] |= e.by[j]
@@ -397,8 +402,8 @@ type preDets struct {
 	o    [maxKnown]uint8
 }
 
-// of sets p to the detections in [from, to) of dets (the rule of addDets:
-// a detection at a point's own clock is in the point's suffix).
+// of sets p to the detections in [from, to) of dets: a detection at a
+// point's own clock is in the point's suffix.
 func (p *preDets) of(dets []det, from, to int64) {
 	for _, x := range dets {
 		if x.at < from || x.at == from && detsAfter || x.at >= to || p.seen&(1<<x.k) != 0 {
@@ -406,27 +411,6 @@ func (p *preDets) of(dets []det, from, to int64) {
 		}
 		p.seen |= 1 << x.k
 		p.o[x.k] = x.o
-	}
-}
-
-// lift adds to kt, a point's known findings, those of the subtree of the
-// point below it on the path (kd, with runs schedules, runsK of them
-// kbuild's): a finding detected between the two points is detected in
-// every schedule of the subtree, by the oracle that detected it first
-// there; any other, in as many as the subtree's own count says.
-func (kt *knownTot) lift(kd *keyed, runs, runsK int64, slots []int) {
-	for b := kd.pre.seen; b != 0; b &= b - 1 {
-		j := bits.TrailingZeros64(b)
-		kt.d[j] += runs
-		kt.dk[j] += runsK
-		kt.by[j] |= 1 << kd.pre.o[j]
-	}
-	for _, j := range slots {
-		if kd.pre.seen&(1<<j) == 0 {
-			kt.d[j] += kd.kt.d[j]
-			kt.dk[j] += kd.kt.dk[j]
-			kt.by[j] |= kd.kt.by[j]
-		}
 	}
 }
 
@@ -486,8 +470,8 @@ var noTails bool
 // the run, or the stored tail it hit, was added to the totals).
 func (cs *cacheState) storeTails(counted bool) {
 	if counted {
-		for _, kd := range cs.tails {
-			cs.store(kd)
+		for i := range cs.tails {
+			cs.store(cs.tails[i], cs.since(&cs.tails[i]))
 		}
 	}
 	cs.tails = cs.tails[:0]
@@ -527,23 +511,32 @@ func (d *dfs) leave(i int) {
 	}
 	kd := d.keys[n-1]
 	d.keys = d.keys[:n-1]
+	cs := d.cache
+	t := cs.since(&kd)
 	if n > 1 {
-		cs := d.cache
-		d.keys[n-2].kt.lift(&kd, cs.tot.runs-kd.t0.runs, cs.tot.runsK-kd.t0.runsK, cs.c.kslot)
+		// The point above gets the subtree's known findings: a finding
+		// detected between the two points is in every schedule of it.
+		d.keys[n-2].kt.addPre(&kd.pre, t.runs, t.runsK, &kd.kt, cs.c.kslot)
 	}
-	d.cache.store(kd)
+	cs.store(kd, t)
 }
 
-// store stores the totals since kd was recorded under its state: its
-// subtree is complete (verify mode: compares them with the stored ones).
-func (cs *cacheState) store(kd keyed) {
-	tbl := cs.c.table(kd.depth)
+// since is the totals counted since kd was recorded: its subtree's.
+func (cs *cacheState) since(kd *keyed) totals {
 	t := cs.tot
 	t.runs -= kd.t0.runs
 	t.points -= kd.t0.points
 	t.viol -= kd.t0.viol
 	t.runsK -= kd.t0.runsK
 	t.violK -= kd.t0.violK
+	return t
+}
+
+// store stores t, the totals since kd was recorded (cs.since), under its
+// state: its subtree is complete (verify mode: compares them with the
+// stored ones).
+func (cs *cacheState) store(kd keyed, t totals) {
+	tbl := cs.c.table(kd.depth)
 	if cs.verify != nil {
 		got := cacheEntry{runs: t.runs, rel: t.points - t.runs*kd.p0, viol: t.viol, runsK: t.runsK, violK: t.violK}
 		want := kd.want
