@@ -187,7 +187,7 @@ func exploreJSON(t *testing.T, wantCode int, args ...string) jsonSummary {
 	// One object of counts per compiler model judged: kbuild and no-alias
 	// on the port, kbuild alone with --alias, compiled on a compiled target.
 	want := "variant mutant bound schedules violations known seconds first_violation complete stopped known_schedules shard target model verdict models" +
-		strings.Repeat(" name schedules violations known_schedules", len(js.Models)) + " known_verdicts readers"
+		strings.Repeat(" name schedules violations known_schedules", len(js.Models)) + " known_verdicts known_by readers"
 	// The state cache's object last, where explore used it (the default)
 	// or says why not.
 	g := strings.Join(got, " ")
@@ -202,6 +202,15 @@ func exploreJSON(t *testing.T, wantCode int, args ...string) jsonSummary {
 	}
 	if js.Known == nil {
 		t.Errorf("known is null, want a list: %s", stdout)
+	}
+	// Every known finding reported names the oracles that detected it.
+	for _, k := range js.Known {
+		if len(js.KnownBy[k]) == 0 {
+			t.Errorf("known finding %s has no oracle in known_by %v", k, js.KnownBy)
+		}
+	}
+	if len(js.KnownBy) != len(js.Known) {
+		t.Errorf("known_by %v names other findings than known %v", js.KnownBy, js.Known)
 	}
 	return js
 }
@@ -358,7 +367,8 @@ func TestExploreText(t *testing.T) {
 		"\nschedules:   500 (incomplete: --max-runs 500 reached): 500 under kbuild, 500 under no-alias\n",
 		"\nviolations:  0 under kbuild, 0 under no-alias\n",
 		"\nknown:       finding ",
-		" violates under kbuild\n",
+		"  detected by\n",
+		"  violates under kbuild  by unwinder\n",
 		"schedules/s, 1 worker\n",
 		"\npeak memory: ",
 		"\ncoverage:    ",

@@ -1,0 +1,44 @@
+package main
+
+// The version command.
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+	"strings"
+
+	"github.com/fgcheck/fgcheck/harness"
+)
+
+// version is the tool's version; the schedule format has its own ("fgcheck
+// v1" header, harness/format.go).
+const version = "0.1.0-dev"
+
+func init() {
+	register(&command{name: "version", short: "print the versions of the tool and of the schedule and checkpoint formats", run: runVersion})
+}
+
+func runVersion(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("version", stderr, "fgcheck version [--json]\n\nPrints the tool version, the schedule and checkpoint format versions, and\nthe Go version and platform.")
+	asJSON := fs.Bool("json", false, "print the versions as one JSON object")
+	pos, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) > 0 {
+		return misuse(stderr, "version", "unexpected argument %q", pos[0])
+	}
+	mod := ""
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		mod = " module " + bi.Main.Version
+	}
+	if *asJSON {
+		writeJSON(stdout, map[string]string{"tool": version, "module": strings.TrimPrefix(mod, " module "),
+			"schedule_format": "v1", "checkpoint_format": harness.CheckpointFormat, "go": runtime.Version(), "platform": runtime.GOOS + "/" + runtime.GOARCH})
+		return exitClean
+	}
+	fmt.Fprintf(stdout, "fgcheck %s%s (schedule format v1, checkpoint format %s, %s %s/%s)\n", version, mod, harness.CheckpointFormat, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return exitClean
+}
