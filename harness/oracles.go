@@ -25,7 +25,14 @@ var Oracles = []string{OracleUnwinder, OracleRetAddr, OracleModel, OracleCallbac
 
 // violate records a violation; unless it is a known finding (and not
 // strict) or KeepGoing is set, the run stops.
-func (r *runner) violate(oracle, msg string) {
+func (r *runner) violate(oracle, msg string) { r.violateDetail(oracle, msg, nil) }
+
+// violateDetail is violate for a message whose detail is dear to render
+// (the model oracle's go-cmp diff): the known findings match on msg alone,
+// and detail() is appended only to a violation that is kept, not to the
+// repeats of a known finding already reported in the run (they are only
+// counted) nor to a counterfactual re-run's. No Match reads a detail.
+func (r *runner) violateDetail(oracle, msg string, detail func() string) {
 	at := "setup"
 	if len(r.ctxs) > 0 {
 		c := r.top()
@@ -53,9 +60,15 @@ func (r *runner) violate(oracle, msg string) {
 		if dup {
 			return // one report per finding per run
 		}
+		if detail != nil {
+			v.Msg += detail()
+		}
 		r.res.Known = append(r.res.Known, v)
 		r.traceViolation(TraceKnown, "KNOWN", v)
 		return
+	}
+	if detail != nil {
+		v.Msg += detail()
 	}
 	r.res.Violations = append(r.res.Violations, v)
 	r.traceViolation(TraceViolation, "VIOLATION", v)
@@ -557,8 +570,9 @@ func (r *runner) checkModel() {
 			r.violate(OracleModel, fmt.Sprintf("task%d: %v", t, err))
 			return
 		}
-		if d := diffTask(&r.model.Tasks[t], got); d != "" {
-			r.violate(OracleModel, fmt.Sprintf("task%d: words do not abstract to the model (-model +words):\n%s", t, d))
+		if want := &r.model.Tasks[t]; !equalTask(want, &got) {
+			// got shares r.abs: the detail is rendered inside the call.
+			r.violateDetail(OracleModel, fmt.Sprintf("task%d: words do not abstract to the model (-model +words):\n", t), func() string { return diffTask(want, got) })
 			return
 		}
 		if im.HasStack && im.Depth != len(r.model.Tasks[t].Frames)-1 {

@@ -1,0 +1,62 @@
+package harness
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/fgcheck/fgcheck/fgraph"
+)
+
+// TestModelDiffRendered: the model oracle's go-cmp diff is rendered only
+// for a violation that is kept (violateDetail), so every kept one must
+// carry it: a failing run's violation and the first report of a known
+// finding the model oracle detected.
+func TestModelDiffRendered(t *testing.T) {
+	mut, err := fgraph.LookupMutant("M-enter-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	failing := Standard(fgraph.Latest)
+	failing.Mutant = mut.Mutant
+	cases := []struct {
+		name string
+		sc   *Scenario
+		opt  ExploreOptions
+		why  string
+	}{
+		{"violation", failing, ExploreOptions{StopAtFirst: true}, "M-enter-1's first violation is the model oracle's"},
+		{"known finding", Standard(fgraph.Latest), ExploreOptions{Cache: true}, "std's reserve-reorder is detected first by the model oracle's diff in some schedules"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			seen := 0
+			check := func(v Violation) {
+				if v.Oracle != OracleModel || !strings.Contains(v.Msg, "words do not abstract") {
+					return
+				}
+				seen++
+				head, diff, ok := strings.Cut(v.Msg, "(-model +words):\n")
+				if !ok || !strings.Contains(diff, "model.Task{") || !strings.HasPrefix(head, "task") {
+					t.Fatalf("model violation without its diff: %q", v.Msg)
+				}
+			}
+			opt := tc.opt
+			opt.OnRun = func(res *Result) {
+				for _, v := range res.Violations {
+					check(v)
+				}
+				for _, v := range res.Known {
+					check(v)
+				}
+			}
+			_, err := Explore(tc.sc, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if seen == 0 {
+				t.Fatalf("no model-oracle report of words that do not abstract (%s)", tc.why)
+			}
+			t.Logf("%d reports, each with its diff", seen)
+		})
+	}
+}
