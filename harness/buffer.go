@@ -185,7 +185,7 @@ func (r *runner) regionOrder(c *ctx, buf []pending) (order, drop []int) {
 		// kbuild's compiler may emit, the ranking is applied under kbuild's
 		// constraints too, so that the run is exactly the run of the
 		// alias-aware model (explore --alias) with the same choices.
-		return r.applyOrder(buf, sites, drops, r.sc.Alias || !r.aliasDep)
+		return r.applyOrder(c, buf, sites, drops, r.sc.Alias || !r.aliasDep)
 	}
 	if n < 2 {
 		return r.identity(1), nil
@@ -196,7 +196,7 @@ func (r *runner) regionOrder(c *ctx, buf []pending) (order, drop []int) {
 			r.orders.set(region, o.Sites, o.Drop)
 			r.rUsed++
 			r.sched.Orders = append(r.sched.Orders, *o)
-			order, drop := r.applyOrder(buf, o.Sites, o.Drop, r.sc.Alias)
+			order, drop := r.applyOrder(c, buf, o.Sites, o.Drop, r.sc.Alias)
 			r.noteAlias(buf, order)
 			if r.tr != nil {
 				if e := r.tracef(c, TraceOrder, "%s order %s = %s", c.name, region, orderLabel(buf, Option{Order: order, Drop: drop})); e != nil {
@@ -332,7 +332,7 @@ func sitesOf(buf []pending, idx []int) []fgraph.Site {
 // topological sort of the constraints (kbuild's with alias, else the
 // no-alias model's), lowest recorded rank first, then program order. Stores
 // of dropped sites are dropped only where dead.
-func (r *runner) applyOrder(buf []pending, sites, drops []fgraph.Site, alias bool) (order, drop []int) {
+func (r *runner) applyOrder(c *ctx, buf []pending, sites, drops []fgraph.Site, alias bool) (order, drop []int) {
 	n := len(buf)
 	d := dead(buf)
 	rank := func(s fgraph.Site) int {
@@ -343,7 +343,20 @@ func (r *runner) applyOrder(buf []pending, sites, drops []fgraph.Site, alias boo
 		}
 		return len(sites)
 	}
-	keep := make([]bool, n)
+	// The order and the drops go into the scratch of c's nesting level:
+	// commit consumes them before that level commits again (an interrupt
+	// that commits in between runs a level up).
+	for len(r.orderBuf) <= c.level {
+		r.orderBuf, r.dropBuf = append(r.orderBuf, nil), append(r.dropBuf, nil)
+	}
+	order, drop = r.orderBuf[c.level][:0], r.dropBuf[c.level][:0]
+	defer func() { r.orderBuf[c.level], r.dropBuf[c.level] = order[:0], drop[:0] }()
+	var flags [2 * 32]bool
+	keep, done := flags[:0], flags[32:32]
+	if n > 32 {
+		keep, done = make([]bool, n), make([]bool, n)
+	}
+	keep, done = keep[:n], done[:n]
 	for i := range buf {
 		keep[i] = true
 		if d != nil && d[i] {
@@ -356,7 +369,6 @@ func (r *runner) applyOrder(buf []pending, sites, drops []fgraph.Site, alias boo
 			}
 		}
 	}
-	done := make([]bool, n)
 	for len(order)+len(drop) < n {
 		best := -1
 		for j := 0; j < n; j++ {

@@ -217,6 +217,12 @@ func (r *runner) takeSnap(cur int) {
 	p.model = r.model.CopyTo(p.model)
 	p.tasks = p.tasks[:0]
 	for _, c := range r.taskCt {
+		if len(c.stored) > 0 {
+			// A snap is taken between ops, and an op ends at a region
+			// boundary: the copy below may share c.stored's array only
+			// because it is empty (restoreSnap reuses c's array).
+			internalf("snap: %s has %d stores since its last region boundary", c.name, len(c.stored))
+		}
 		p.tasks = append(p.tasks, *c)
 	}
 	p.pc = append(p.pc[:0], r.pc...)
@@ -259,11 +265,11 @@ func (r *runner) restoreSnap(p *snap) {
 		r.model = p.model.CopyTo(r.model)
 	}
 	for i, c := range r.taskCt {
-		buf, spare, restBuf := c.buf[:0], c.spare, c.restBuf
+		buf, spare, restBuf, stored := c.buf[:0], c.spare, c.restBuf, c.stored[:0]
 		*c = p.tasks[i]
 		c.buf, c.spare, c.restBuf, c.rest = buf, spare, restBuf, nil
 		c.entry, c.pop, c.resv = nil, nil, nil
-		c.stored = append([]fgraph.Addr(nil), p.tasks[i].stored...) // not the snap's backing array
+		c.stored = append(stored, p.tasks[i].stored...) // empty (takeSnap); c's own array
 	}
 	copy(r.pc, p.pc)
 	copy(r.remoteUsed, p.used)
@@ -280,8 +286,15 @@ func (r *runner) restoreSnap(p *snap) {
 	r.pending = p.pending
 	r.kUsed, r.rUsed, r.eUsed, r.nextID = p.kUsed, p.rUsed, p.eUsed, p.nextID
 	r.points = p.points
-	r.sched.Events = append([]Event(nil), p.events...)
-	r.sched.Orders = append([]Order(nil), p.ords...)
+	// Fresh slices (a run's schedule is handed out with its result), with
+	// room for the run's own choices: one allocation each, not two.
+	r.sched.Events, r.sched.Orders = nil, nil
+	if len(p.events) > 0 {
+		r.sched.Events = append(make([]Event, 0, len(p.events)+r.sc.Bound.K+r.sc.Bound.E), p.events...)
+	}
+	if len(p.ords) > 0 {
+		r.sched.Orders = append(make([]Order, 0, len(p.ords)+r.sc.Bound.R), p.ords...)
+	}
 	r.res.Violations = append([]Violation(nil), p.viol...)
 	r.res.Known = append([]Violation(nil), p.known...)
 	r.res.dets, r.tailN = append([]det(nil), p.dets...), p.tailN

@@ -145,8 +145,14 @@ type runner struct {
 	ops   []*fgraph.Ops
 	model *model.State
 	ch    Chooser
-	rep   *replay
-	opt   RunOptions
+	// orderBuf and dropBuf are applyOrder's scratch, one per nesting
+	// level.
+	orderBuf, dropBuf [][]int
+	// shield is r.ch's storage (run sets r.ch = &r.shield): one value a
+	// runner instead of an interface conversion a run.
+	shield shielded
+	rep    *replay
+	opt    RunOptions
 
 	ctxs   []*ctx
 	taskCt []*ctx
@@ -454,7 +460,8 @@ func (r *runner) reset() {
 
 func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 	r.reset()
-	r.ch, r.opt, r.cov = shielded{wrapped(opt.wrap, r, ch)}, opt, opt.Coverage
+	r.shield = shielded{wrapped(opt.wrap, r, ch)}
+	r.ch, r.opt, r.cov = &r.shield, opt, opt.Coverage
 	r.rep, _ = ch.(*replay)
 	r.res = &Result{}
 	r.compiled = r.sc.Target != nil || opt.InOrder
@@ -1153,7 +1160,7 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool) {
 		if o.Kind == OptNMI {
 			k = EvNMI
 		}
-		r.sched.Events = append(r.sched.Events, Event{ID: id, Kind: k, In: c.name, At: p.Pos, Line: r.targetLine()})
+		r.addEvent(Event{ID: id, Kind: k, In: c.name, At: p.Pos, Line: r.targetLine()})
 		r.kUsed++
 		r.covHitAt(s, c.level+1)
 		if l, ok := r.sc.Target.(Liner); ok && l.Line() > 0 {
@@ -1164,7 +1171,7 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool) {
 		}
 		r.interrupt(c, id, k, p.Pos)
 	case OptRemote:
-		r.sched.Events = append(r.sched.Events, Event{ID: id, Kind: EvRemote, In: c.name, At: p.Pos, Remote: o.Remote, Line: r.targetLine()})
+		r.addEvent(Event{ID: id, Kind: EvRemote, In: c.name, At: p.Pos, Remote: o.Remote, Line: r.targetLine()})
 		r.eUsed++
 		r.remoteUsed[o.Remote] = true
 		if r.opt.OnChoice != nil {
@@ -1172,6 +1179,15 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool) {
 		}
 		r.remote(c, id, o.Remote, p.Pos)
 	}
+}
+
+// addEvent appends an injected event to the run's schedule, the first
+// with room for as many as the bound allows.
+func (r *runner) addEvent(e Event) {
+	if r.sched.Events == nil {
+		r.sched.Events = make([]Event, 0, max(1, r.sc.Bound.K+r.sc.Bound.E))
+	}
+	r.sched.Events = append(r.sched.Events, e)
 }
 
 // yieldOptions is the option list of a yield point: continue, then the

@@ -303,6 +303,7 @@ func (s *State) CallWithBuf(buf []EntryCall, t, fn int, ret, funcAddr, retp uint
 	}
 	curr += c.F + 1
 	f := Frame{Ret: ret, Func: funcAddr, Retp: retp}
+	na, nd, nw := 0, 0, 0 // acceptors, users with DATA, DATA words
 	for i, sl := range slots {
 		if sl.User < 0 {
 			continue
@@ -320,24 +321,46 @@ func (s *State) CallWithBuf(buf []EntryCall, t, fn int, ret, funcAddr, retp uint
 			if curr+u.DataWords+1 >= c.MaxOffset() {
 				ok = false
 			} else {
-				d := Data{Idx: i, Words: make([]uint64, u.DataWords)}
-				for w := range d.Words {
-					d.Words[w] = Payload(sl.User, sl.Gen, fn, retp, w)
-				}
 				curr += u.DataWords + 1
-				f.Data = append(f.Data, d)
-				e.Data = d.Words
+				nd++
+				nw += u.DataWords
 			}
 		}
 		if ok {
 			e.Accepted = true
 			f.Bits |= 1 << i
-			f.Accepted = append(f.Accepted, Acceptor{Idx: i, User: sl.User, Gen: sl.Gen})
+			na++
 			if c.GenCounter {
 				f.Gens |= uint32(s.SlotGen[i]&3) << (2 * i)
 			}
 		}
 		r.Entries = append(r.Entries, e)
+	}
+	// The frame's acceptors and DATA, filled in now that their numbers
+	// are known: three allocations a push at most, instead of a few per
+	// user (the model made 43 % of peer-spin's allocations).
+	if na > 0 {
+		f.Accepted = make([]Acceptor, 0, na)
+	}
+	var words []uint64
+	if nd > 0 {
+		f.Data, words = make([]Data, 0, nd), make([]uint64, nw)
+	}
+	for j := range r.Entries {
+		e := &r.Entries[j]
+		if !e.Accepted {
+			continue
+		}
+		f.Accepted = append(f.Accepted, Acceptor{Idx: e.Idx, User: e.User, Gen: e.Gen})
+		if n := s.Users[e.User].DataWords; n > 0 && !c.NoData {
+			ws := words[:n:n]
+			words = words[n:]
+			for w := range ws {
+				ws[w] = Payload(e.User, e.Gen, fn, retp, w)
+			}
+			f.Data = append(f.Data, Data{Idx: e.Idx, Words: ws})
+			e.Data = ws
+		}
 	}
 	if f.Bits == 0 {
 		return r
