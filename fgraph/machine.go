@@ -68,7 +68,9 @@ type Machine struct {
 	cfg   Config
 	Mem   []Word
 	hooks Hooks
-	core  Core
+	// dig is hooks as a Digester, nil if it is not one (traceClock).
+	dig  Digester
+	core Core
 	// ext: the core is not the port (its stores go through Poke too).
 	ext bool
 	// entryRetp is the slot of the call being entered, per context level.
@@ -166,7 +168,10 @@ func MustMachine(c Config) *Machine {
 func (m *Machine) Config() Config { return m.cfg }
 
 // SetHooks attaches (or with nil detaches) the harness.
-func (m *Machine) SetHooks(h Hooks) { m.hooks = h }
+func (m *Machine) SetHooks(h Hooks) {
+	m.hooks = h
+	m.dig, _ = h.(Digester)
+}
 
 // Hooks returns the attached hooks.
 func (m *Machine) Hooks() Hooks { return m.hooks }

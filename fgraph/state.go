@@ -80,7 +80,8 @@ type StateCore interface {
 // Digester is implemented by hooks that digest the inputs of the running
 // context (the harness's state cache): a core whose code reads what the
 // hooks do not see (a compiled target's loads of state the port does not
-// model) hands them a digest of those values.
+// model, and trace_clock_local()'s value in either core) hands them a
+// digest of those values.
 type Digester interface {
 	Digest(v uint64)
 }

@@ -883,9 +883,6 @@ func (r *runner) Load(s fgraph.Site, a fgraph.Addr, k fgraph.Kind) fgraph.Word {
 		return r.m.Mem[a]
 	}
 	c := r.top()
-	if r.hashing {
-		c.hist = mix(c.hist, uint64(r.m.Clock()))
-	}
 	if s == fgraph.SitePopOffset && r.clobbered && r.stillClobbered(a) {
 		// The return takes a clobbered DATA word, still wrong, for the
 		// frame's meta word (known finding reserve-reorder spreads from
@@ -958,7 +955,7 @@ func (r *runner) Store(s fgraph.Site, a fgraph.Addr, v fgraph.Word, k fgraph.Kin
 	}
 	c := r.top()
 	if r.hashing {
-		c.hist = mix(mix(mix(c.hist, uint64(r.m.Clock())), uint64(s)<<32|uint64(uint32(a))|uint64(k)<<60), uint64(v))
+		c.hist = mix(mix(c.hist, uint64(s)<<32|uint64(uint32(a))|uint64(k)<<60), uint64(v))
 	}
 	if s == fgraph.SiteEnterDepthStore && c.inCallback > 0 && !r.opt.NoOracles {
 		r.violate(OracleCallback, "function_graph_enter re-entered from inside an entry callback in the same context (no recursion lock)")
@@ -980,7 +977,7 @@ func (r *runner) AtomicAdd(s fgraph.Site, a fgraph.Addr, d int64) fgraph.Word {
 	}
 	c := r.top()
 	if r.hashing {
-		c.hist = mix(mix(c.hist, uint64(r.m.Clock())), uint64(s)<<32|uint64(uint32(a)))
+		c.hist = mix(c.hist, uint64(s)<<32|uint64(uint32(a)))
 	}
 	v := r.m.Mem[a]
 	for i := len(c.buf) - 1; i >= 0; i-- {
@@ -1006,7 +1003,7 @@ func (r *runner) Fence(s fgraph.Site, f fgraph.Fence) {
 	}
 	c := r.top()
 	if r.hashing {
-		c.hist = mix(mix(c.hist, uint64(r.m.Clock())), uint64(s)<<8|uint64(f))
+		c.hist = mix(c.hist, uint64(s)<<8|uint64(f))
 	}
 	c.boundary()
 	r.commit(c)
