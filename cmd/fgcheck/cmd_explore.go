@@ -57,12 +57,8 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	exact := fs.Bool("exact", false, "run every schedule (the plain DFS, no state cache): the pinned counts, coverage counts of every schedule, OnRun for each")
 	cacheEntries := fs.Int("cache-entries", harness.DefaultCacheEntries, "at most `N` states of subtrees in the state cache, and as many of run tails in a second table, which the workers share (64 bytes each)")
 	cacheExact := fs.Bool("cache-exact", false, "with --cache, store whole state encodings instead of two 64-bit hashes (no collision risk, more memory)")
-	pos, code, ok := parseArgs(fs, args)
-	if !ok {
+	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
-	}
-	if len(pos) > 0 {
-		return misuse(stderr, "explore", "unexpected argument %q", pos[0])
 	}
 	if err := hf.check(); err != nil {
 		return misuse(stderr, "explore", "%v", err)
@@ -188,7 +184,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	}
 	o.sum = sum
 	o.stopped = o.stopReason(*maxRuns)
-	code = o.report(stdout, stderr, hf.json)
+	code := o.report(stdout, stderr, hf.json)
 	if saveErr != nil && code == exitClean {
 		code = exitMisuse
 	}

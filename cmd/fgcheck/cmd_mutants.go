@@ -62,12 +62,8 @@ func runMutants(args []string, stdout, stderr io.Writer) int {
 	only := fs.String("mutant", "", "comma-separated mutant `names` (default: the whole catalogue)")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
 	kernel := fs.String("kernel", os.Getenv("FGCHECK_KERNEL"), "also explore the C form of each mutant on the kernel tree `DIR` (default $FGCHECK_KERNEL)")
-	pos, code, ok := parseArgs(fs, args)
-	if !ok {
+	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
-	}
-	if len(pos) > 0 {
-		return misuse(stderr, "mutants", "unexpected argument %q", pos[0])
 	}
 	if *asJSON && *asMarkdown {
 		return misuse(stderr, "mutants", "--json and --markdown exclude each other")

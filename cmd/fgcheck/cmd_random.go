@@ -36,12 +36,8 @@ func runRandom(args []string, stdout, stderr io.Writer) int {
 	mode := fs.String("mode", "random", "`mode`: random (inject at each point with probability (K+E)/points) or pct (K+E change points per run)")
 	seedText := fs.String("seed", "1", "random `seed` (decimal or 0x hex)")
 	runs := fs.Int64("runs", 10000, "number of `N` schedules to run")
-	pos, code, ok := parseArgs(fs, args)
-	if !ok {
+	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
-	}
-	if len(pos) > 0 {
-		return misuse(stderr, "random", "unexpected argument %q", pos[0])
 	}
 	if err := hf.check(); err != nil {
 		return misuse(stderr, "random", "%v", err)

@@ -23,12 +23,8 @@ func init() {
 func runVersion(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("version", stderr, "fgcheck version [--json]\n\nPrints the tool version, the schedule and checkpoint format versions, and\nthe Go version and platform.")
 	asJSON := fs.Bool("json", false, "print the versions as one JSON object")
-	pos, code, ok := parseArgs(fs, args)
-	if !ok {
+	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
-	}
-	if len(pos) > 0 {
-		return misuse(stderr, "version", "unexpected argument %q", pos[0])
 	}
 	mod := ""
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {

@@ -79,6 +79,19 @@ func parseArgs(fs *flag.FlagSet, args []string) (pos []string, code int, ok bool
 	}
 }
 
+// parseFlags is parseArgs for a command that takes no positional
+// argument: one is misuse, reported on stderr.
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (code int, ok bool) {
+	pos, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code, false
+	}
+	if len(pos) > 0 {
+		return misuse(stderr, fs.Name(), "unexpected argument %q", pos[0]), false
+	}
+	return 0, true
+}
+
 // given reports which flags were set on the command line.
 func given(fs *flag.FlagSet) map[string]bool {
 	set := map[string]bool{}
