@@ -87,7 +87,7 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (code int, ok
 		return code, false
 	}
 	if len(pos) > 0 {
-		return misuse(stderr, fs.Name(), "unexpected argument %q", pos[0]), false
+		return misuse(stderr, strings.TrimPrefix(fs.Name(), "fgcheck "), "unexpected argument %q", pos[0]), false
 	}
 	return 0, true
 }

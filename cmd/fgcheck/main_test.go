@@ -102,7 +102,9 @@ func TestMisuse(t *testing.T) {
 		{"bound duplicate key", []string{"explore", "--bound", "K=1,K=2"}, "duplicate key K", "an override names a key once"},
 		{"bad shard", []string{"explore", "--shard", "2/2"}, "want i/n with 0 <= i < n", "shards count from 0"},
 		{"negative workers", []string{"explore", "--workers", "-1"}, "--workers -1", "0 means all cores; below is misuse"},
-		{"stray argument", []string{"explore", "std"}, `unexpected argument "std"`, "the scenario is a flag, not an argument"},
+		{"stray argument", []string{"explore", "std"}, "\nfgcheck explore: unexpected argument \"std\"\n", "the scenario is a flag, not an argument; the command named once"},
+		{"random argument", []string{"random", "x"}, "\nfgcheck random: unexpected argument \"x\"\n", "random takes no argument"},
+		{"mutants argument", []string{"mutants", "x"}, "\nfgcheck mutants: unexpected argument \"x\"\n", "mutants takes no argument"},
 		{"missing scenario file", []string{"explore", "--scenario", missing}, "no such file", "a scenario that is neither std, peer-spin nor a file"},
 		{"malformed scenario file", []string{"explore", "--scenario", bad}, bad + ":8:11: unknown op", "a parse error carries file:line:col"},
 		{"random bad mode", []string{"random", "--mode", "dfs"}, `--mode "dfs"`, "random knows random and pct"},
@@ -115,7 +117,7 @@ func TestMisuse(t *testing.T) {
 		{"fmt no file", []string{"fmt"}, "no FILE given", "fmt needs files"},
 		{"fmt malformed file", []string{"fmt", good, bad}, bad + ":8:11:", "a malformed file among good ones still fails the command"},
 		{"fmt missing file", []string{"fmt", missing}, "no such file", "a missing file is misuse"},
-		{"version argument", []string{"version", "x"}, `unexpected argument "x"`, "version takes no argument"},
+		{"version argument", []string{"version", "x"}, "\nfgcheck version: unexpected argument \"x\"\n", "version takes no argument"},
 		{"bad time budget", []string{"explore", "--time", "soon"}, `invalid value "soon" for flag -time`, "a budget is a Go duration"},
 		{"bad checkpoint-every", []string{"explore", "--checkpoint-every", "0"}, "--checkpoint-every 0", "a save every 0 schedules means nothing"},
 		{"checkpoint is a directory", []string{"explore", "--checkpoint", dir}, "--checkpoint", "a directory cannot be read as a checkpoint"},
@@ -134,7 +136,8 @@ func TestMisuse(t *testing.T) {
 			if code != exitMisuse {
 				t.Errorf("fgcheck %q exited %d, want %d\nreason: %s\nstderr: %s", tc.args, code, exitMisuse, tc.reason, stderr)
 			}
-			if !strings.Contains(stderr, tc.stderr) {
+			// (a want that starts with a newline is a line's start)
+			if !strings.Contains("\n"+stderr, tc.stderr) {
 				t.Errorf("fgcheck %q: stderr\n%s\nwant it to contain %q\nreason: %s", tc.args, stderr, tc.stderr, tc.reason)
 			}
 		})
