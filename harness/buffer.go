@@ -350,9 +350,8 @@ func (r *runner) applyOrder(c *ctx, buf []pending, sites, drops []fgraph.Site, a
 		r.orderBuf, r.dropBuf = append(r.orderBuf, nil), append(r.dropBuf, nil)
 	}
 	order, drop = r.orderBuf[c.level][:0], r.dropBuf[c.level][:0]
-	defer func() { r.orderBuf[c.level], r.dropBuf[c.level] = order[:0], drop[:0] }()
 	var flags [2 * 32]bool
-	keep, done := flags[:0], flags[32:32]
+	keep, done := flags[:32], flags[32:]
 	if n > 32 {
 		keep, done = make([]bool, n), make([]bool, n)
 	}
@@ -392,6 +391,7 @@ func (r *runner) applyOrder(c *ctx, buf []pending, sites, drops []fgraph.Site, a
 		done[best] = true
 		order = append(order, best)
 	}
+	r.orderBuf[c.level], r.dropBuf[c.level] = order[:0], drop[:0] // the storage, grown, for next time
 	return order, drop
 }
 

@@ -60,15 +60,14 @@ func (r *runner) violateDetail(oracle, msg string, detail func() string) {
 		if dup {
 			return // one report per finding per run
 		}
-		if detail != nil {
-			v.Msg += detail()
-		}
+	}
+	if detail != nil {
+		v.Msg += detail() // a report that is kept
+	}
+	if v.Known != "" {
 		r.res.Known = append(r.res.Known, v)
 		r.traceViolation(TraceKnown, "KNOWN", v)
 		return
-	}
-	if detail != nil {
-		v.Msg += detail()
 	}
 	r.res.Violations = append(r.res.Violations, v)
 	r.traceViolation(TraceViolation, "VIOLATION", v)

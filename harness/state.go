@@ -20,9 +20,10 @@ import (
 // function of what the context's code has read since its current op began:
 // each context keeps a digest of every answer the hooks gave it (the value
 // of every load, every store it made, every fence, every value
-// trace_clock_local() returned it: fgraph.Digester) and of the harness locals its op keeps across yield points (the
-// user table at call and return entry, the slot being returned through,
-// the live words an interrupt found). Two contexts that started the same op
+// trace_clock_local() returned it: fgraph.Digester) and of the harness
+// locals its op keeps across yield points (the user table at call and
+// return entry, the slot being returned through, the live words an
+// interrupt found). Two contexts that started the same op
 // and read the same inputs hold the same locals: the code is deterministic.
 //
 // Left out on purpose:
