@@ -9,7 +9,7 @@ STATICCHECK_VERSION ?= v0.8.2
 # Packages that may hold fuzz targets.
 FUZZ_PKGS ?= ./fuzz/ ./harness/
 
-.PHONY: all run test vet fmtcheck bench fuzz props lint mutants check clean e2e kernel
+.PHONY: all run test vet fmtcheck bench fuzz props lint mutants check clean e2e kernel pgo
 
 # The kernel target (docs/kernel-target.md): the files of a kernel tree that
 # the build of its fgraph.c reads, extracted from Debian's linux-source-6.12
@@ -47,6 +47,14 @@ fmtcheck:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# The CPU profile the fgcheck binary is built with (profile-guided
+# optimization: go build and go run use cmd/fgcheck/default.pgo by
+# themselves). It is the explorer's four cached benchmarks, one op each;
+# regenerate it after a large change to the hot path (a stale profile
+# only optimizes less). docs/state-cache.md, "Profile-guided builds".
+pgo:
+	$(GO) test ./harness -run '^$$' -bench 'Cache$$' -benchtime 1x -cpuprofile $(CURDIR)/cmd/fgcheck/default.pgo -o /dev/null
 
 # Every fuzz target of $(FUZZ_PKGS) for $(FUZZTIME) each. Packages without
 # test files are skipped; a package that has them must build.

@@ -131,6 +131,17 @@ func TestVersionJSON(t *testing.T) {
 	if v["tool"] != version || v["schedule_format"] != "v1" || v["checkpoint_format"] != harness.CheckpointFormat {
 		t.Errorf("version --json = %v", v)
 	}
+	// go test builds this package, a main package, as go build does: with
+	// cmd/fgcheck/default.pgo (make pgo). A build that lost the profile
+	// (the file gone or renamed) runs the explorer about a tenth slower
+	// (docs/state-cache.md, "Profile-guided builds").
+	if v["pgo"] != "default.pgo" {
+		t.Errorf("version --json: pgo = %q, want default.pgo (the binary is built without its profile)", v["pgo"])
+	}
+	code, out, _ = fgcheck(t, "version")
+	if code != exitClean || !strings.Contains(out, ", profile-guided by default.pgo)") {
+		t.Errorf("version: exit %d, %q does not name the profile", code, out)
+	}
 }
 
 // TestFmtJSON reports each file: canonical, rewritten, or its error.

@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -26,15 +27,35 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
-	mod := ""
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		mod = " module " + bi.Main.Version
+	mod, pgo := "", ""
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			mod = " module " + bi.Main.Version
+		}
+		pgo = pgoProfile(bi)
 	}
 	if *asJSON {
 		writeJSON(stdout, map[string]string{"tool": version, "module": strings.TrimPrefix(mod, " module "),
-			"schedule_format": "v1", "checkpoint_format": harness.CheckpointFormat, "go": runtime.Version(), "platform": runtime.GOOS + "/" + runtime.GOARCH})
+			"schedule_format": "v1", "checkpoint_format": harness.CheckpointFormat, "go": runtime.Version(), "platform": runtime.GOOS + "/" + runtime.GOARCH,
+			"pgo": pgo})
 		return exitClean
 	}
-	fmt.Fprintf(stdout, "fgcheck %s%s (schedule format v1, checkpoint format %s, %s %s/%s)\n", version, mod, harness.CheckpointFormat, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	built := ""
+	if pgo != "" {
+		built = ", profile-guided by " + pgo
+	}
+	fmt.Fprintf(stdout, "fgcheck %s%s (schedule format v1, checkpoint format %s, %s %s/%s%s)\n", version, mod, harness.CheckpointFormat, runtime.Version(), runtime.GOOS, runtime.GOARCH, built)
 	return exitClean
+}
+
+// pgoProfile is the file name of the CPU profile the binary was built with
+// (go build's -pgo setting; cmd/fgcheck/default.pgo is picked up by
+// itself, `make pgo` regenerates it), or "" for a build without one.
+func pgoProfile(bi *debug.BuildInfo) string {
+	for _, s := range bi.Settings {
+		if s.Key == "-pgo" && s.Value != "" && s.Value != "off" {
+			return filepath.Base(s.Value)
+		}
+	}
+	return ""
 }
