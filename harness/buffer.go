@@ -195,7 +195,7 @@ func (r *runner) regionOrder(c *ctx, buf []pending) (order, drop []int) {
 		if o := r.rep.orderFor(region); o != nil {
 			r.orders.set(region, o.Sites, o.Drop)
 			r.rUsed++
-			r.sched.Orders = append(r.sched.Orders, *o)
+			r.addOrder(*o)
 			order, drop := r.applyOrder(c, buf, o.Sites, o.Drop, r.sc.Alias)
 			r.noteAlias(buf, order)
 			if r.tr != nil {
@@ -233,7 +233,7 @@ func (r *runner) regionOrder(c *ctx, buf []pending) (order, drop []int) {
 	r.orders.set(region, sites, dsites)
 	if i != 0 {
 		r.rUsed++
-		r.sched.Orders = append(r.sched.Orders, Order{Region: region, Sites: sites, Drop: dsites})
+		r.addOrder(Order{Region: region, Sites: sites, Drop: dsites})
 		if r.opt.OnChoice != nil {
 			r.opt.OnChoice(r.sched)
 		}

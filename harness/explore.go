@@ -684,6 +684,9 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 				e.mu.Unlock()
 			}
 		}
+		if !res.Failed() && opt.OnRun == nil && opt.OnChoice == nil {
+			r.recycle(res) // nobody keeps it (recycle.go)
+		}
 		more := d.next()
 		if !more {
 			save(true)
@@ -862,6 +865,9 @@ func Sample(sc *Scenario, seed uint64, n int64, mode string, opt ExploreOptions)
 					stop = true
 				}
 				mu.Unlock()
+			}
+			if !res.Failed() && ro.OnChoice == nil {
+				r.recycle(res) // nobody keeps it (recycle.go)
 			}
 			if opt.StopAtFirst {
 				mu.Lock()

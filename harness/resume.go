@@ -286,18 +286,19 @@ func (r *runner) restoreSnap(p *snap) {
 	r.pending = p.pending
 	r.kUsed, r.rUsed, r.eUsed, r.nextID = p.kUsed, p.rUsed, p.eUsed, p.nextID
 	r.points = p.points
-	// Fresh slices (a run's schedule is handed out with its result), with
-	// room for the run's own choices: one allocation each, not two.
+	// The run's own slices (its schedule is handed out with its result:
+	// recycled ones when the explorer handed one back, recycle.go), with
+	// room for the run's own choices.
 	r.sched.Events, r.sched.Orders = nil, nil
 	if len(p.events) > 0 {
-		r.sched.Events = append(make([]Event, 0, len(p.events)+r.sc.Bound.K+r.sc.Bound.E), p.events...)
+		r.sched.Events = append(r.pool.events(len(p.events)+r.sc.Bound.K+r.sc.Bound.E), p.events...)
 	}
 	if len(p.ords) > 0 {
-		r.sched.Orders = append(make([]Order, 0, len(p.ords)+r.sc.Bound.R), p.ords...)
+		r.sched.Orders = append(r.pool.orders(len(p.ords)+r.sc.Bound.R), p.ords...)
 	}
-	r.res.Violations = append([]Violation(nil), p.viol...)
-	r.res.Known = append([]Violation(nil), p.known...)
-	r.res.dets, r.tailN = append([]det(nil), p.dets...), p.tailN
+	r.res.Violations = append(r.res.Violations[:0], p.viol...)
+	r.res.Known = append(r.res.Known[:0], p.known...)
+	r.res.dets, r.tailN = append(r.res.dets[:0], p.dets...), p.tailN
 	r.aliasDep = p.aliasDep
 	r.logSeen, r.warnSeen = p.logSeen, p.warnSeen
 	r.ver, r.checked = p.ver, p.checked

@@ -173,6 +173,9 @@ type runner struct {
 	sched    Schedule
 	aliasDep bool
 	res      *Result
+	// pool holds the results the explorer handed back, and the slices of
+	// the one this run was built in (recycle.go).
+	pool     resultPool
 	stopped  bool
 	logSeen  int
 	warnSeen int
@@ -463,7 +466,7 @@ func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 	r.shield = shielded{wrapped(opt.wrap, r, ch)}
 	r.ch, r.opt, r.cov = &r.shield, opt, opt.Coverage
 	r.rep, _ = ch.(*replay)
-	r.res = &Result{}
+	r.res = r.pool.get()
 	r.compiled = r.sc.Target != nil || opt.InOrder
 	if opt.Trace {
 		r.tr = &tracer{}
@@ -481,6 +484,7 @@ func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 		r.guard(r.execute)
 	}
 	m.SetHooks(nil)
+	r.pool.settle(r.res)
 	r.res.Schedule = r.sched
 	r.res.Points = r.points
 	r.res.AliasDependent = r.aliasDep
@@ -1182,7 +1186,7 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool) {
 // with room for as many as the bound allows.
 func (r *runner) addEvent(e Event) {
 	if r.sched.Events == nil {
-		r.sched.Events = make([]Event, 0, max(1, r.sc.Bound.K+r.sc.Bound.E))
+		r.sched.Events = r.pool.events(max(1, r.sc.Bound.K+r.sc.Bound.E))
 	}
 	r.sched.Events = append(r.sched.Events, e)
 }

@@ -1,0 +1,91 @@
+package harness
+
+// Recycled results. The explorer runs tens of thousands of schedules a
+// second and keeps the result of almost none: it counts a run and moves
+// on. A fresh Result, its schedule's events and orders and its
+// violations for every run were about 45 % of what std allocated (a
+// memory profile of BenchmarkStdCache, 3 Dec 2026), and the collector
+// that this garbage kept busy took CPU from the second worker: two
+// workers ran ×1.3-1.6 faster than one on std at C=2, ×1.8-1.9 with a
+// collector five times as lazy (GOGC=400).
+//
+// So the explorer hands back the results it did not keep (recycle), and
+// the runner builds a later run's result in their slices. A result is
+// handed out (Summary.First, OnViolation, OnRun) or recycled, never
+// both: the explorer recycles only a run that did not fail, with no
+// OnRun or OnChoice callback to see it.
+
+// resultPool is a runner's recycled results.
+type resultPool struct {
+	// released is the result handed back last. The next run still reads
+	// it (reuse.prevRes: the check records of the shared prefix point
+	// into its violations), so it becomes spare only when the explorer
+	// hands back the one after it.
+	released *Result
+	// spare is a result no run reads any more: the next run's.
+	spare *Result
+	// evs and ords are the slices of the run's result's schedule, before
+	// the run takes them (events, orders); nil once taken.
+	evs  []Event
+	ords []Order
+}
+
+// recycle hands back res, a result of this runner that nobody keeps.
+func (r *runner) recycle(res *Result) {
+	p := &r.pool
+	p.spare, p.released = p.released, res
+}
+
+// get is a run's empty result: the spare one, emptied, or a new one.
+func (p *resultPool) get() *Result {
+	res := p.spare
+	if res == nil {
+		p.evs, p.ords = nil, nil
+		return &Result{}
+	}
+	p.spare = nil
+	p.evs, p.ords = res.Schedule.Events[:0], res.Schedule.Orders[:0]
+	*res = Result{Violations: res.Violations[:0], Known: res.Known[:0], dets: res.dets[:0]}
+	return res
+}
+
+// settle gives res the nil slices of a new result where it has nothing,
+// so that a recycled result looks like a fresh one (cmp tells an empty
+// slice from nil).
+func (p *resultPool) settle(res *Result) {
+	if len(res.Violations) == 0 {
+		res.Violations = nil
+	}
+	if len(res.Known) == 0 {
+		res.Known = nil
+	}
+}
+
+// events is the slice for the run's events, with room for n.
+func (p *resultPool) events(n int) []Event {
+	e := p.evs
+	p.evs = nil
+	if cap(e) < n {
+		return make([]Event, 0, n)
+	}
+	return e[:0]
+}
+
+// orders is the slice for the run's orders, with room for n.
+func (p *resultPool) orders(n int) []Order {
+	o := p.ords
+	p.ords = nil
+	if cap(o) < n {
+		return make([]Order, 0, n)
+	}
+	return o[:0]
+}
+
+// addOrder appends a chosen order to the run's schedule, the first into
+// the recycled slice.
+func (r *runner) addOrder(o Order) {
+	if r.sched.Orders == nil {
+		r.sched.Orders = r.pool.orders(max(1, r.sc.Bound.R))
+	}
+	r.sched.Orders = append(r.sched.Orders, o)
+}
