@@ -62,23 +62,20 @@ func (p *resultPool) settle(res *Result) {
 }
 
 // events is the slice for the run's events, with room for n.
-func (p *resultPool) events(n int) []Event {
-	e := p.evs
-	p.evs = nil
-	if cap(e) < n {
-		return make([]Event, 0, n)
-	}
-	return e[:0]
-}
+func (p *resultPool) events(n int) []Event { return take(&p.evs, n) }
 
 // orders is the slice for the run's orders, with room for n.
-func (p *resultPool) orders(n int) []Order {
-	o := p.ords
-	p.ords = nil
-	if cap(o) < n {
-		return make([]Order, 0, n)
+func (p *resultPool) orders(n int) []Order { return take(&p.ords, n) }
+
+// take hands out *s emptied, or a new slice if it has no room for n, and
+// forgets it: a slice is handed out once.
+func take[T any](s *[]T, n int) []T {
+	x := *s
+	*s = nil
+	if cap(x) < n {
+		return make([]T, 0, n)
 	}
-	return o[:0]
+	return x[:0]
 }
 
 // addOrder appends a chosen order to the run's schedule, the first into
