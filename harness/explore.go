@@ -684,8 +684,8 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 				e.mu.Unlock()
 			}
 		}
-		if !res.Failed() && opt.OnRun == nil && opt.OnChoice == nil {
-			r.recycle(res) // nobody keeps it (recycle.go)
+		if opt.OnRun == nil {
+			r.recycle(res) // unless it is kept (recycle.go)
 		}
 		more := d.next()
 		if !more {
@@ -866,9 +866,7 @@ func Sample(sc *Scenario, seed uint64, n int64, mode string, opt ExploreOptions)
 				}
 				mu.Unlock()
 			}
-			if !res.Failed() && ro.OnChoice == nil {
-				r.recycle(res) // nobody keeps it (recycle.go)
-			}
+			r.recycle(res) // unless it is kept (recycle.go)
 			if opt.StopAtFirst {
 				mu.Lock()
 				st := stop

@@ -12,8 +12,8 @@ package harness
 // So the explorer hands back the results it did not keep (recycle), and
 // the runner builds a later run's result in their slices. A result is
 // handed out (Summary.First, OnViolation, OnRun) or recycled, never
-// both: the explorer recycles only a run that did not fail, with no
-// OnRun or OnChoice callback to see it.
+// both: only a run that did not fail, with no OnRun or OnChoice callback
+// to see it, is recycled.
 
 // resultPool is a runner's recycled results.
 type resultPool struct {
@@ -30,8 +30,14 @@ type resultPool struct {
 	ords []Order
 }
 
-// recycle hands back res, a result of this runner that nobody keeps.
+// recycle hands back res, the result of this runner's last run, once the
+// caller is done with it (it passed it to no callback of its own). A
+// failing run's result is kept (Summary.First holds it), and so is one
+// whose schedule an OnChoice callback saw.
 func (r *runner) recycle(res *Result) {
+	if res.Failed() || r.opt.OnChoice != nil {
+		return
+	}
 	p := &r.pool
 	p.spare, p.released = p.released, res
 }
@@ -52,7 +58,7 @@ func (p *resultPool) get() *Result {
 // settle gives res the nil slices of a new result where it has nothing,
 // so that a recycled result looks like a fresh one (cmp tells an empty
 // slice from nil).
-func (p *resultPool) settle(res *Result) {
+func settle(res *Result) {
 	if len(res.Violations) == 0 {
 		res.Violations = nil
 	}
@@ -76,13 +82,4 @@ func take[T any](s *[]T, n int) []T {
 		return make([]T, 0, n)
 	}
 	return x[:0]
-}
-
-// addOrder appends a chosen order to the run's schedule, the first into
-// the recycled slice.
-func (r *runner) addOrder(o Order) {
-	if r.sched.Orders == nil {
-		r.sched.Orders = r.pool.orders(max(1, r.sc.Bound.R))
-	}
-	r.sched.Orders = append(r.sched.Orders, o)
 }

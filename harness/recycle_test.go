@@ -67,12 +67,20 @@ func TestRecycledResultsLeaveHandedOutOnesAlone(t *testing.T) {
 	}
 }
 
-// TestResultPool: a recycled result is handed out again only after the
-// one recycled after it (the next run still reads the last one: reuse's
-// prevRes), emptied, and like a new one once the run settles it.
+// TestResultPool: a failing run's result is never recycled; a recycled
+// one is handed out again only after the one recycled after it (the next
+// run still reads the last one: reuse's prevRes), emptied, and like a new
+// one once the run settles it.
 func TestResultPool(t *testing.T) {
 	var r runner
-	a := &Result{Violations: []Violation{{Oracle: "model"}}, Known: []Violation{{Known: "F1-bit0"}}, Points: 7,
+	failed := &Result{Violations: []Violation{{Oracle: "model"}}}
+	r.recycle(failed)
+	r.recycle(&Result{})
+	if r.pool.get() == failed {
+		t.Fatal("a failing run's result (Summary.First keeps it) was recycled")
+	}
+	r.pool = resultPool{}
+	a := &Result{Known: []Violation{{Known: "F1-bit0"}}, Points: 7,
 		Schedule: Schedule{Events: []Event{{ID: 1}}, Orders: []Order{{Drop: []fgraph.Site{1}}}}, dets: []det{{at: 3}}}
 	b := &Result{Points: 9}
 	ev := &a.Schedule.Events[0]
@@ -89,7 +97,7 @@ func TestResultPool(t *testing.T) {
 	if len(got.Violations)+len(got.Known)+len(got.dets)+got.Points != 0 || got.Schedule.Events != nil || got.Schedule.Orders != nil {
 		t.Fatalf("a recycled result is not empty: %+v", got)
 	}
-	if cap(got.Violations) == 0 || cap(got.Known) == 0 || cap(got.dets) == 0 {
+	if cap(got.Known) == 0 || cap(got.dets) == 0 {
 		t.Errorf("a recycled result lost its slices' storage")
 	}
 	if e := r.pool.events(1); cap(e) == 0 || &e[:1][0] != ev {
@@ -101,7 +109,7 @@ func TestResultPool(t *testing.T) {
 	if o := r.pool.orders(4); cap(o) < 4 {
 		t.Errorf("orders(4) has room for %d", cap(o))
 	}
-	r.pool.settle(got)
+	settle(got)
 	if d := cmp.Diff(&Result{}, got, cmp.AllowUnexported(Result{}, det{}), cmpopts.IgnoreFields(Result{}, "dets")); d != "" {
 		t.Errorf("a settled empty result is not a new one (-new +settled):\n%s", d)
 	}

@@ -484,7 +484,7 @@ func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 		r.guard(r.execute)
 	}
 	m.SetHooks(nil)
-	r.pool.settle(r.res)
+	settle(r.res)
 	r.res.Schedule = r.sched
 	r.res.Points = r.points
 	r.res.AliasDependent = r.aliasDep
@@ -1189,6 +1189,15 @@ func (r *runner) addEvent(e Event) {
 		r.sched.Events = r.pool.events(max(1, r.sc.Bound.K+r.sc.Bound.E))
 	}
 	r.sched.Events = append(r.sched.Events, e)
+}
+
+// addOrder appends a chosen order to the run's schedule, the first with
+// room for as many as the bound allows.
+func (r *runner) addOrder(o Order) {
+	if r.sched.Orders == nil {
+		r.sched.Orders = r.pool.orders(max(1, r.sc.Bound.R))
+	}
+	r.sched.Orders = append(r.sched.Orders, o)
 }
 
 // yieldOptions is the option list of a yield point: continue, then the
