@@ -223,25 +223,30 @@ func (r *runner) regionOrder(c *ctx, buf []pending) (order, drop []int) {
 			i = 0
 		}
 	}
-	o := opts[i]
 	if i == 0 {
 		r.keepProgramOrder(region)
 		return r.identity(n), nil
 	}
+	return r.fixOrder(c, region, buf, opts[i])
+}
+
+// fixOrder makes o, an order other than program order chosen at region's
+// first instance buf, the region's order for the rest of the run, and
+// returns its order and dropped stores of buf.
+func (r *runner) fixOrder(c *ctx, region fgraph.Site, buf []pending, o Option) (order, drop []int) {
 	sites := sitesOf(buf, o.Order)
 	dsites := sitesOf(buf, o.Drop)
 	r.orders.set(region, sites, dsites)
-	if i != 0 {
-		r.rUsed++
-		r.addOrder(Order{Region: region, Sites: sites, Drop: dsites})
-		if r.opt.OnChoice != nil {
-			r.opt.OnChoice(r.sched)
-		}
-		r.noteAlias(buf, o.Order)
-		if r.tr != nil {
-			if e := r.tracef(c, TraceOrder, "%s order %s = %s", c.name, region, orderLabel(buf, o)); e != nil {
-				e.Site = region.String()
-			}
+	r.rUsed++
+	r.lzCollapse()
+	r.addOrder(Order{Region: region, Sites: sites, Drop: dsites})
+	if r.opt.OnChoice != nil {
+		r.opt.OnChoice(r.sched)
+	}
+	r.noteAlias(buf, o.Order)
+	if r.tr != nil {
+		if e := r.tracef(c, TraceOrder, "%s order %s = %s", c.name, region, orderLabel(buf, o)); e != nil {
+			e.Site = region.String()
 		}
 	}
 	return o.Order, o.Drop

@@ -578,21 +578,16 @@ func (c *stateCache) table(depth int) *stateCache {
 // findings of every recorded point above it.
 func (d *dfs) countRun(res *Result) {
 	cs := d.cache
-	cs.tot.runs++
+	w, wk := res.weights()
+	cs.tot.runs += w
 	cs.tot.points += int64(res.Points)
+	cs.tot.runsK += wk
 	if res.Failed() {
-		cs.tot.viol++
-	}
-	var nk int64
-	if res.Kbuild() {
-		nk = 1
-		cs.tot.runsK++
-		if res.Failed() {
-			cs.tot.violK++
-		}
+		cs.tot.viol += w
+		cs.tot.violK += wk
 	}
 	if len(res.dets) > 0 {
-		d.addDetsAbove(res.dets, math.MaxInt64, 1, nk, nil)
+		d.addDetsAbove(res.dets, math.MaxInt64, w, wk, nil)
 	}
 }
 

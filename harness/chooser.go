@@ -23,6 +23,8 @@ type Point struct {
 	Level int
 	// Index counts choice points in this run, from 0.
 	Index int
+	// ord counts the yield points of the context so far (ctx.nyield).
+	ord int32
 }
 
 // OptKind is the kind of one option at a choice point.

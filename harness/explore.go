@@ -60,8 +60,10 @@ func (d *dfs) Choose(p *Point, opts []Option) int {
 	if d.of > 1 && d.zero {
 		lim = -1
 	}
-	// Only a point whose whole subtree this piece explores is cached.
-	if d.cache != nil && lim >= 0 && d.lookup() {
+	// Only a point whose whole subtree this piece explores is cached, and
+	// none inside an instance of a pending region (lazy.go: the state does
+	// not hold what its orders would do there).
+	if d.cache != nil && lim >= 0 && d.cache.r.lzN == 0 && d.lookup() {
 		return 0
 	}
 	d.path = append(d.path, step{0, n, lim})
@@ -152,6 +154,12 @@ type ExploreOptions struct {
 	// hashes (no collision risk, more memory).
 	CacheEntries int
 	CacheExact   bool
+	// LazyOrders chooses region orders lazily (lazy.go): a run stands for
+	// every order its events cannot tell apart, and is counted as that
+	// many schedules. The same schedule, violation and known-finding
+	// counts and verdicts, fewer runs; not the same choice-point count nor
+	// the same first violation.
+	LazyOrders bool
 	// cacheDrop, if non-zero, leaves state component cacheDrop-1 out
 	// (tests only: an incomplete state must be caught by the soundness
 	// comparison).
@@ -306,10 +314,24 @@ func (s *Summary) count(res *Result) {
 	for _, k := range res.Known {
 		s.addKnownBy(k.Known, 1<<oracleIndex[k.Oracle])
 	}
-	countRun(res, &s.Runs, &s.Violations, &s.First, &s.Known)
-	if m := &s.Kbuild; res.Kbuild() {
-		countRun(res, &m.Runs, &m.Violations, &m.First, &m.Known)
+	w, wk := res.weights()
+	countRun(res, w, &s.Runs, &s.Violations, &s.First, &s.Known)
+	if m := &s.Kbuild; wk > 0 {
+		countRun(res, wk, &m.Runs, &m.Violations, &m.First, &m.Known)
 	}
+}
+
+// weights are the schedules res stands for, all and kbuild's: 1 and 1 (0
+// for a run only the no-alias model has), but for a lazy run (lazy.go).
+func (res *Result) weights() (w, wk int64) {
+	if res.weight == 0 {
+		// Not a runner's result (a test's): one schedule.
+		if res.Kbuild() {
+			return 1, 1
+		}
+		return 1, 0
+	}
+	return res.weight, res.weightK
 }
 
 // addKnownBy adds the oracles by to the verdicts of known finding name.
@@ -337,14 +359,14 @@ func (o OracleSet) Names() []string {
 	return out
 }
 
-// countRun adds res to one model's counts.
-func countRun(res *Result, runs, viol *int64, first **Result, known *map[string]int64) {
-	*runs++
+// countRun adds res, which stands for w schedules, to one model's counts.
+func countRun(res *Result, w int64, runs, viol *int64, first **Result, known *map[string]int64) {
+	*runs += w
 	for _, k := range res.Known {
-		inc(known, k.Known, 1)
+		inc(known, k.Known, w)
 	}
 	if res.Failed() {
-		*viol++
+		*viol += w
 		if *first == nil {
 			*first = res
 		}
@@ -548,6 +570,7 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 	}
 	shard, of := opt.Shard+i*e.shards, e.shards*e.pieces
 	d := &dfs{shard: shard, of: of, zero: true}
+	r.lazy = opt.LazyOrders
 	r.shareRuns(opt.RunOptions)
 	if wc != nil {
 		r.hashing = true
@@ -665,9 +688,10 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 		}
 		if counted {
 			s.count(res)
-			e.count(1, 0)
+			w, _ := res.weights()
+			e.count(w, 0)
 			if res.Failed() {
-				e.count(0, 1)
+				e.count(0, w)
 				res.Run = s.Runs
 				e.mu.Lock()
 				if opt.OnViolation != nil {

@@ -111,7 +111,7 @@ func (r *runner) shareRuns(opt RunOptions) {
 		return
 	}
 	r.reuse = &reuse{}
-	if !opt.Trace && snapObserver(opt.Observe) && opt.wrap == nil && !opt.InOrder && !noResume {
+	if !opt.Trace && snapObserver(opt.Observe) && opt.wrap == nil && !opt.InOrder && !noResume && !r.lazy {
 		r.snaps = &snaps{}
 	}
 }

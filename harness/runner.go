@@ -65,6 +65,13 @@ type ctx struct {
 	lastSite fgraph.Site
 	// inCallback counts entry callbacks running in this context.
 	inCallback int
+	// nyield counts the context's yield points: with its name, a yield's
+	// position whatever the commit orders (lazy.go's runs name their
+	// events by it when a failing one is run again eagerly).
+	nyield int32
+	// lz is the instance of a pending region the context is committing
+	// (lazy.go).
+	lz *lzInst
 	// logFrom is where this context's current operation's records start.
 	logFrom int
 	// nest is 0 for a task or an interrupt; n for the traced call an entry
@@ -268,6 +275,21 @@ type runner struct {
 	// deadLog, in tests (checkDeadLog), marks the records the state's log
 	// window left out in this run.
 	deadLog []bool
+	// lazy: region orders are chosen lazily (lazy.go): per pending region
+	// its live options, whether it has spent an order (program order is
+	// not live), its option list; lzList the pending regions in the order
+	// met; lzN the contexts inside a pending instance.
+	lazy     bool
+	lzLive   [fgraph.NumSites]uint64
+	lzPaid   [fgraph.NumSites]bool
+	lzOpt    [fgraph.NumSites]*lzOpts
+	lzList   []fgraph.Site
+	lzN      int
+	lzPool   []*lzInst
+	lzShapes map[string]*lzOpts
+	lzExts   []lzExt
+	lzOptBuf []Option
+	lzChoice []Option
 }
 
 // RunOptions tune one run.
@@ -366,6 +388,10 @@ type Result struct {
 	// dets, with the state cache: every detection of a known finding,
 	// suppressed ones included (cache.go, det).
 	dets []det
+	// weight is the number of schedules the run stands for, weightK of
+	// them kbuild's: 1 and 1 (0 if AliasDependent), but for a run of the
+	// lazy order engine that ends with regions pending (lazy.go).
+	weight, weightK int64
 }
 
 // Failed reports whether the run found a violation.
@@ -440,8 +466,13 @@ func (r *runner) reset() {
 		c.buf, c.occ, c.entry, c.pop, c.logFrom = c.buf[:0], [fgraph.NumSites]int32{}, nil, nil, 0
 		c.resv, c.irqOff, c.rest, c.inCallback = nil, 0, nil, 0
 		c.hist, c.base, c.nops, c.lastSite = 0, 0, 0, 0
+		c.nyield, c.lz = 0, nil
 		c.boundary()
 	}
+	for _, reg := range r.lzList {
+		r.lzLive[reg], r.lzOpt[reg], r.lzPaid[reg] = 0, nil, false
+	}
+	r.lzList, r.lzN = r.lzList[:0], 0
 	r.ctxs = r.ctxs[:0]
 	clear(r.pc)
 	clear(r.remoteUsed)
@@ -488,6 +519,13 @@ func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 	r.res.Schedule = r.sched
 	r.res.Points = r.points
 	r.res.AliasDependent = r.aliasDep
+	r.res.weight, r.res.weightK = 1, 1
+	if r.aliasDep && !r.sc.Alias {
+		r.res.weightK = 0
+	}
+	if len(r.lzList) > 0 {
+		r.res.weight, r.res.weightK = r.lzWeights()
+	}
 	if r.tr != nil {
 		r.res.Events = r.tr.all()
 		r.res.Trace = TraceText(r.res.Events)
@@ -806,14 +844,14 @@ func (r *runner) nestedCall(fn int) {
 	m := r.m
 	p := r.top()
 	c := r.newCtx()
-	c.name, c.level, c.kind, c.task, c.nest, c.occ = p.name, p.level, p.kind, p.task, p.nest+1, p.occ
+	c.name, c.level, c.kind, c.task, c.nest, c.occ, c.nyield = p.name, p.level, p.kind, p.task, p.nest+1, p.occ, p.nyield
 	if r.hashing {
 		c.base = mix(mix(hashSeed, 0x6e657374), uint64(fn))
 		c.hist = c.base
 	}
 	r.ctxs = append(r.ctxs, c)
 	defer func() {
-		p.occ, p.lastSite = c.occ, c.lastSite
+		p.occ, p.lastSite, p.nyield = c.occ, c.lastSite, c.nyield
 		r.ctxs = r.ctxs[:len(r.ctxs)-1]
 		r.freeCtx(c)
 	}()
@@ -1053,7 +1091,19 @@ func (r *runner) commit(c *ctx) {
 		return
 	}
 	buf := c.buf
-	order, drop := r.regionOrder(c, buf)
+	var order, drop []int
+	var lz *lzInst
+	eager := false
+	if r.lazy {
+		lz, order, drop, eager = r.lzStart(c, buf)
+	}
+	switch {
+	case lz != nil:
+		order = lz.ords[lz.rep]
+		defer r.lzEnd(c)
+	case !eager:
+		order, drop = r.regionOrder(c, buf)
+	}
 	// Double-buffer: c.buf takes the spare slice while buf commits.
 	c.buf, c.spare = c.spare[:0], nil
 	for _, j := range drop {
@@ -1069,9 +1119,9 @@ func (r *runner) commit(c *ctx) {
 	}
 	c.restBuf = nil
 	defer func() { c.rest = nil }()
-	for k, j := range order {
+	for k := 0; k < len(order); k++ {
 		c.rest = rest[k+1:]
-		st := buf[j]
+		st := buf[order[k]]
 		r.m.Poke(st.addr, st.val)
 		if r.opt.Observe != nil {
 			r.opt.Observe.Store(c.name, c.level, st.site, st.addr, st.val)
@@ -1083,9 +1133,22 @@ func (r *runner) commit(c *ctx) {
 		if r.stopped {
 			return
 		}
+		if lz != nil {
+			lz.k = k + 1
+		}
 		r.yield(c, st.site, true)
 		if r.stopped {
 			return
+		}
+		if lz != nil {
+			if o := r.lzAfterYield(c, lz); &o[0] != &order[0] {
+				// Another option's order from here on (lazy.go).
+				order = o
+				rest = rest[:k+1]
+				for _, j := range order[k+1:] {
+					rest = append(rest, buf[j])
+				}
+			}
 		}
 	}
 	c.spare = buf[:0]
@@ -1101,6 +1164,7 @@ func (r *runner) commit(c *ctx) {
 // actions are offered before loads of global state and before re-reads.
 func (r *runner) yieldLoad(c *ctx, s fgraph.Site, a fgraph.Addr) {
 	c.occ[s]++
+	c.nyield++
 	c.lastSite = s
 	if a >= fgraph.AddrOps+fgraph.MaxOps*fgraph.OpsWords || r.eUsed >= r.sc.Bound.E || r.sc.Bound.spent(r.kUsed, r.rUsed, r.eUsed) {
 		return
@@ -1112,6 +1176,7 @@ func (r *runner) yieldLoad(c *ctx, s fgraph.Site, a fgraph.Addr) {
 // oracles run, then the chooser may inject an interrupt or a remote action.
 func (r *runner) yield(c *ctx, s fgraph.Site, commit bool) {
 	c.occ[s]++
+	c.nyield++
 	c.lastSite = s
 	if !r.opt.NoOracles && r.checked != r.ver {
 		r.checked = r.ver
@@ -1130,26 +1195,51 @@ func (r *runner) yield(c *ctx, s fgraph.Site, commit bool) {
 // choose offers the options of a yield point to the chooser.
 func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool) {
 	b := r.sc.Bound
-	if b.spent(r.kUsed, r.rUsed, r.eUsed) {
-		return
-	}
-	intr := 0
-	if interrupts && r.kUsed < b.K && c.level < b.D && c.irqOff == 0 {
-		if c.level == 0 && len(r.sc.IRQ) > 0 {
-			intr = 1
-		} else if c.level > 0 && len(r.sc.NMI) > 0 {
-			intr = 2
+	var opts []Option
+	if !b.spent(r.kUsed, r.rUsed, r.eUsed) {
+		intr := 0
+		if interrupts && r.kUsed < b.K && c.level < b.D && c.irqOff == 0 {
+			if c.level == 0 && len(r.sc.IRQ) > 0 {
+				intr = 1
+			} else if c.level > 0 && len(r.sc.NMI) > 0 {
+				intr = 2
+			}
 		}
+		opts = r.yieldOptions(intr, r.eUsed < b.E)
 	}
-	opts := r.yieldOptions(intr, r.eUsed < b.E)
-	if len(opts) == 1 {
+	nb := len(opts)
+	lz := c.lz
+	if lz != nil {
+		// Inside an instance of a pending region (lazy.go): the options of
+		// the orders this yield tells apart too.
+		opts, nb = r.lzOptions(c, opts)
+	}
+	if len(opts) <= 1 {
 		return
 	}
 	p := &r.pt
-	*p = Point{Kind: PointYield, Ctx: c.name, Pos: Pos{Site: s, Occ: int(c.occ[s])}, Level: c.level, Index: r.points}
+	*p = Point{Kind: PointYield, Ctx: c.name, Pos: Pos{Site: s, Occ: int(c.occ[s])}, Level: c.level, Index: r.points, ord: c.nyield}
 	r.points++
 	i := r.ch.Choose(p, opts)
-	if i <= 0 || i >= len(opts) {
+	if i < 0 || i >= len(opts) {
+		i = 0
+	}
+	if lz != nil {
+		if i >= nb {
+			e := r.lzExts[i-nb]
+			r.lzNarrow(c, e.rep)
+			if r.stopped {
+				return
+			}
+			i = e.base
+		} else if i > 0 || lz.k == len(lz.buf) {
+			r.lzStay(c)
+		}
+		if i > 0 {
+			lz.evAt = lz.k
+		}
+	}
+	if i == 0 {
 		return
 	}
 	o := opts[i]
@@ -1163,7 +1253,11 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool) {
 		}
 		r.addEvent(Event{ID: id, Kind: k, In: c.name, At: p.Pos, Line: r.targetLine()})
 		r.kUsed++
+		r.lzCollapse()
 		r.covHitAt(s, c.level+1)
+		if lz != nil && r.lzActive(lz) {
+			r.lzCredit(lz, c.level+1)
+		}
 		if l, ok := r.sc.Target.(Liner); ok && l.Line() > 0 {
 			r.covLineAt(l.Line())
 		}
@@ -1174,6 +1268,7 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool) {
 	case OptRemote:
 		r.addEvent(Event{ID: id, Kind: EvRemote, In: c.name, At: p.Pos, Remote: o.Remote, Line: r.targetLine()})
 		r.eUsed++
+		r.lzCollapse()
 		r.remoteUsed[o.Remote] = true
 		if r.opt.OnChoice != nil {
 			r.opt.OnChoice(r.sched)
@@ -1442,6 +1537,11 @@ func (r *runner) modelRegister(u, idx int) {
 // chose (runner.compiled), so no region offers an order there.
 func (r *runner) noChoiceLeft() bool {
 	b := r.sc.Bound
+	if r.lzSplittable() {
+		// A pending region can still be split (lazy.go): at an instance's
+		// end, by what the oracles report of its orders.
+		return false
+	}
 	return b.spent(r.kUsed, r.rUsed, r.eUsed) || r.kUsed >= b.K && (r.rUsed >= b.R || r.compiled) && r.eUsed >= b.E
 }
 

@@ -150,6 +150,11 @@ func (r *runner) appendState(dst []uint64, drop int) []uint64 {
 			// those entries are left out (states that differ only in the
 			// regions they met in program order merge).
 			dst = r.appendOrders(dst, r.rUsed >= r.sc.Bound.R || r.sc.Bound.spent(r.kUsed, r.rUsed, r.eUsed))
+			// The pending regions of the lazy engine (lazy.go): the orders
+			// each one still stands for, and whether it has spent an order.
+			// (No state is looked up inside a pending instance, so this is
+			// all the engine keeps of them.)
+			dst = r.appendPending(dst)
 		case stVerdicts:
 			// A violation stops the run (or, with KeepGoing, marks it
 			// failed); the flags the allowances match on; whether the
@@ -369,6 +374,23 @@ func (r *runner) appendOrders(dst []uint64, spent bool) []uint64 {
 		for _, s := range d {
 			dst = append(dst, uint64(s))
 		}
+	}
+	return dst
+}
+
+// appendPending encodes the lazy engine's pending regions, by site: each
+// one's option list (its first instance's shape), live options, and
+// whether it has spent an order.
+func (r *runner) appendPending(dst []uint64) []uint64 {
+	if len(r.lzList) == 0 {
+		return append(dst, 0)
+	}
+	var keys [8]fgraph.Site
+	ks := append(keys[:0], r.lzList...)
+	slices.Sort(ks)
+	dst = append(dst, uint64(len(ks)))
+	for _, k := range ks {
+		dst = append(dst, uint64(k)|boolU(r.lzPaid[k])<<32, r.lzOpt[k].key, r.lzLive[k])
 	}
 	return dst
 }

@@ -1,0 +1,722 @@
+package harness
+
+import (
+	"math/bits"
+	"slices"
+	"sync/atomic"
+
+	"github.com/fgcheck/fgcheck/fgraph"
+)
+
+// lzSandboxes and lzSimCommits count the sandboxes run and the commits
+// made in them, by every runner (statistics for tests and benchmarks).
+var lzSandboxes, lzSimCommits atomic.Int64
+
+// Lazy region orders (ExploreOptions.LazyOrders; docs/lazy-orders.md).
+//
+// The eager engine chooses a region's commit order at its first instance
+// and keeps it at every later one: one subtree per order, each exploring
+// every interrupt placement again although most of them cannot tell the
+// orders apart. The lazy engine keeps a region *pending* instead: a set of
+// orders (its live options) that one run stands for, committed in the
+// order of one of them (the representative, program order while it is
+// live). At each yield inside an instance of a pending region, the live
+// options fall into classes by what that yield can tell apart: the set of
+// stores they have committed (which decides memory and the oracles'
+// bookkeeping there) and what the oracles reported on the way (their
+// effects, found by committing each live option's order in a sandbox from
+// the instance's start or its last event, and putting the state back). An
+// event taken there stands for the representative's class only; every
+// other class is offered the same event as an option of its own, which
+// narrows the region to that class and goes on in its representative's
+// order (the commits since the last anchor are made again, in that order,
+// for real). At the instance's end the classes whose oracles reported
+// something else are offered as options too. A run that ends with a
+// region pending stands for every schedule its live options make with its
+// events, as many as the budget allows (runner.lzWeights): the counts are
+// the eager engine's, with fewer runs.
+//
+// Eager, as before: a region whose order a known finding's matcher reads
+// (reserve.w2's: reserve-reorder), the orders that drop a dead store
+// (offered at the region's first instance), regions with more than 64
+// orders, and regions whose oracle bookkeeping depends on the order of
+// their stores (lzOrderFree).
+
+// lzOpts is a pending region's option list: the orders of its first
+// instance that drop no store, program order first.
+type lzOpts struct {
+	key   uint64          // the first instance's shape (state.go encodes it)
+	sites [][]fgraph.Site // per option: its ranking of the region's sites
+	first [][]int         // per option: its order of the first instance
+	kb    uint64          // the options kbuild's compiler may emit
+}
+
+// lzKey is what a yield inside a pending instance shows of one option:
+// the stores committed (a bit per store of the instance) and a digest of
+// what the oracles reported since the anchor (0: nothing; lzStopped: a
+// violation that stops the run).
+type lzKey struct{ mask, sig uint64 }
+
+const lzStopped = 1 << 63
+
+// lzInst is an instance of a pending region being committed by a context.
+type lzInst struct {
+	region fgraph.Site
+	buf    []pending
+	// ords: per option live at the instance's start, its order of the
+	// instance (indices into buf).
+	ords [64][]int
+	rep  int // the option committed now
+	k    int // stores committed
+	// The anchor: the state at anchorK commits (the instance's start, or
+	// right after its last event), which a switch of representative and
+	// the sandboxes go back to.
+	anchorK int
+	an      lzAnchor
+	// keys[o][j]: option o's key after anchorK+j+1 commits.
+	keys [64][]lzKey
+	// evAt: an event was taken at the yield after evAt commits.
+	evAt int
+}
+
+// lzAnchor is what a commit and an in-place check can change, saved.
+type lzAnchor struct {
+	vals                         []fgraph.Word // memory at the instance's addresses
+	occ                          []int32       // the committing context's occurrence counts of the instance's sites
+	lastSite                     fgraph.Site
+	nyield                       int32
+	entryV                       inflightEntry
+	popV                         inflightPop
+	resvV                        inflightReserve
+	hasE, hasP, hasR             bool
+	inRW, spread, stale, stopped bool
+	fixes                        []wordFix
+	nv, nk, nd                   int
+	logSeen, warnSeen            int
+	ver, checked                 uint64
+	cursors                      [8]int
+	cursorDepth                  int
+}
+
+// lzExt is an extra option of a yield inside a pending instance: narrow
+// the region to the class of option rep, and take base option base
+// (0: continue).
+type lzExt struct{ rep, base int }
+
+// lzEligible reports whether region's first instance buf may be pending.
+func (r *runner) lzEligible(buf []pending) bool {
+	return r.lazy && r.rep == nil && !r.compiled && len(buf) >= 2 && buf[0].site != fgraph.SiteReserveW2 && lzOrderFree(buf)
+}
+
+// lzOrderFree reports whether the oracles' bookkeeping of an instance's
+// commits (runner.onCommit) is the same whatever their order: it is but
+// for reserve.w1 (it reads memory) and two of push.w3, reserve.w2 and
+// enter.restore together (each sets the entry's top).
+func lzOrderFree(buf []pending) bool {
+	n := 0
+	for _, st := range buf {
+		switch st.site {
+		case fgraph.SiteReserveW1:
+			return false
+		case fgraph.SitePushW3, fgraph.SiteReserveW2, fgraph.SiteEnterRestore:
+			n++
+		}
+	}
+	return n < 2
+}
+
+// lzStart begins the commit of c's region buf. It returns the pending
+// instance (nil if the region is not pending), or, at a region's first
+// instance where a dead-store-dropping order was chosen, that order.
+func (r *runner) lzStart(c *ctx, buf []pending) (lz *lzInst, order, drop []int, eager bool) {
+	region := buf[0].site
+	fresh := false
+	if r.lzLive[region] == 0 {
+		b := r.sc.Bound
+		if r.orders.has[region] || !r.lzEligible(buf) || r.rUsed >= b.R || b.spent(r.kUsed, r.rUsed, r.eUsed) {
+			return nil, nil, nil, false
+		}
+		opts := r.orderOptions(buf)
+		var nd, drops []Option
+		for _, o := range opts {
+			if o.Drop == nil {
+				nd = append(nd, o)
+			} else {
+				drops = append(drops, o)
+			}
+		}
+		if len(nd) < 2 || len(nd) > 64 {
+			return nil, nil, nil, false
+		}
+		if len(drops) > 0 {
+			// The orders that drop a store change the instance's end state:
+			// chosen here, as the eager engine does.
+			ch := append(r.lzChoice[:0], Option{Kind: OptOrder, Order: r.identity(len(buf))})
+			ch = append(ch, drops...)
+			r.lzChoice = ch
+			p := &r.ptOrder
+			*p = Point{Kind: PointOrder, Ctx: c.name, Pos: Pos{Site: region, Occ: 1}, Level: c.level, Index: r.points}
+			r.points++
+			if i := r.ch.Choose(p, ch); i > 0 && i < len(ch) {
+				order, drop = r.fixOrder(c, region, buf, ch[i])
+				return nil, order, drop, true
+			}
+		}
+		r.lzPend(region, r.lzShape(buf, nd))
+		fresh = true
+	}
+	live := r.lzLive[region]
+	o := r.lzOpt[region]
+	if !fresh && !lzOrderFree(buf) {
+		internalf("lazy orders: an instance of %s has order-dependent bookkeeping, its first had not", region)
+	}
+	lz = r.lzFree()
+	lz.region, lz.buf, lz.k, lz.anchorK, lz.evAt = region, buf, 0, 0, -1
+	for l := live; l != 0; l &= l - 1 {
+		i := bits.TrailingZeros64(l)
+		switch {
+		case fresh || i == 0:
+			if i == 0 {
+				lz.ords[i] = append(lz.ords[i][:0], r.identity(len(buf))...)
+			} else {
+				lz.ords[i] = append(lz.ords[i][:0], o.first[i]...)
+			}
+		default:
+			ord, _ := r.applyOrder(c, buf, o.sites[i], nil, r.sc.Alias || !(r.aliasDep || o.kb&(1<<i) == 0))
+			lz.ords[i] = append(lz.ords[i][:0], ord...)
+		}
+		if len(lz.ords[i]) != len(buf) {
+			internalf("lazy orders: option %d of %s commits %d of %d stores", i, region, len(lz.ords[i]), len(buf))
+		}
+	}
+	lz.rep = bits.TrailingZeros64(live)
+	c.lz = lz
+	r.lzN++
+	r.lzAnchorAt(c, lz)
+	r.lzSandbox(c, lz)
+	return lz, nil, nil, false
+}
+
+// lzShape returns the option list of a region whose first instance is buf
+// (nd: its orders that drop nothing), shared by every run with the same
+// shape.
+func (r *runner) lzShape(buf []pending, nd []Option) *lzOpts {
+	key := string(r.sigBuf) // orderOptions just set it to buf's shape
+	if o := r.lzShapes[key]; o != nil {
+		return o
+	}
+	o := &lzOpts{key: strHash(key)}
+	for i, x := range nd {
+		o.sites = append(o.sites, sitesOf(buf, x.Order))
+		o.first = append(o.first, slices.Clone(x.Order))
+		if r.sc.Alias || lzKbuildLegal(r, buf, x.Order) {
+			o.kb |= 1 << i
+		}
+	}
+	if r.lzShapes == nil {
+		r.lzShapes = map[string]*lzOpts{}
+	}
+	r.lzShapes[key] = o
+	return o
+}
+
+// lzKbuildLegal reports whether kbuild's compiler may emit order (noteAlias).
+func lzKbuildLegal(r *runner, buf []pending, order []int) bool {
+	for p := range order {
+		for q := p + 1; q < len(order); q++ {
+			if order[p] > order[q] && r.aliasKeeps(buf[order[q]], buf[order[p]]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// lzPend makes region pending with every option of o live.
+func (r *runner) lzPend(region fgraph.Site, o *lzOpts) {
+	n := len(o.sites)
+	r.lzLive[region] = 1<<n - 1
+	if n == 64 {
+		r.lzLive[region] = ^uint64(0)
+	}
+	r.lzOpt[region], r.lzPaid[region] = o, false
+	r.lzList = append(r.lzList, region)
+}
+
+// lzUnpend ends region's pending state: it keeps program order.
+func (r *runner) lzUnpend(region fgraph.Site) {
+	r.lzLive[region], r.lzOpt[region], r.lzPaid[region] = 0, nil, false
+	r.lzList = slices.DeleteFunc(r.lzList, func(s fgraph.Site) bool { return s == region })
+	r.keepProgramOrder(region)
+}
+
+// lzCollapse ends every pending region that program order is still live
+// in once the budget allows no order more: they keep program order.
+func (r *runner) lzCollapse() {
+	b := r.sc.Bound
+	if len(r.lzList) == 0 || r.rUsed < b.R && !b.spent(r.kUsed, r.rUsed, r.eUsed) {
+		return
+	}
+	for i := len(r.lzList) - 1; i >= 0; i-- {
+		if reg := r.lzList[i]; !r.lzPaid[reg] {
+			r.lzUnpend(reg)
+		}
+	}
+}
+
+// lzFree returns an instance record to fill (the runner keeps one per
+// nesting of contexts).
+func (r *runner) lzFree() *lzInst {
+	if r.lzN < len(r.lzPool) {
+		return r.lzPool[r.lzN]
+	}
+	lz := &lzInst{}
+	r.lzPool = append(r.lzPool, lz)
+	return lz
+}
+
+// lzActive reports whether c's instance lz is still of a pending region.
+func (r *runner) lzActive(lz *lzInst) bool { return r.lzLive[lz.region] != 0 }
+
+// lzAnchorAt saves the state lz's commits and checks can change, at lz.k
+// commits.
+func (r *runner) lzAnchorAt(c *ctx, lz *lzInst) {
+	a := &lz.an
+	lz.anchorK = lz.k
+	a.vals, a.occ = a.vals[:0], a.occ[:0]
+	for _, st := range lz.buf {
+		a.vals = append(a.vals, r.m.Mem[st.addr])
+		a.occ = append(a.occ, c.occ[st.site])
+	}
+	a.lastSite, a.nyield = c.lastSite, c.nyield
+	a.entryV, a.popV, a.resvV = c.entryV, c.popV, c.resvV
+	a.hasE, a.hasP, a.hasR = c.entry != nil, c.pop != nil, c.resv != nil
+	a.inRW, a.spread, a.stale, a.stopped = r.inReserveWindow, r.clobberSpread, r.staleRetp, r.stopped
+	a.fixes = append(a.fixes[:0], r.clobberedFixes...)
+	a.nv, a.nk, a.nd = len(r.res.Violations), len(r.res.Known), len(r.res.dets)
+	a.logSeen, a.warnSeen = r.logSeen, r.warnSeen
+	a.ver, a.checked = r.ver, r.checked
+	a.cursors, a.cursorDepth = r.cursors, r.cursorDepth
+}
+
+// lzRestore puts lz's anchor back.
+func (r *runner) lzRestore(c *ctx, lz *lzInst) {
+	a := &lz.an
+	for i, st := range lz.buf {
+		r.m.Poke(st.addr, a.vals[i])
+		c.occ[st.site] = a.occ[i]
+	}
+	c.lastSite, c.nyield = a.lastSite, a.nyield
+	c.entryV, c.popV, c.resvV = a.entryV, a.popV, a.resvV
+	c.entry, c.pop, c.resv = nil, nil, nil
+	if a.hasE {
+		c.entry = &c.entryV
+	}
+	if a.hasP {
+		c.pop = &c.popV
+	}
+	if a.hasR {
+		c.resv = &c.resvV
+	}
+	r.inReserveWindow, r.clobberSpread, r.staleRetp, r.stopped = a.inRW, a.spread, a.stale, a.stopped
+	r.clobberedFixes = append(r.clobberedFixes[:0], a.fixes...)
+	r.res.Violations, r.res.Known, r.res.dets = r.res.Violations[:a.nv], r.res.Known[:a.nk], r.res.dets[:a.nd]
+	r.logSeen, r.warnSeen = a.logSeen, a.warnSeen
+	r.ver, r.checked = a.ver, a.checked
+	r.cursors, r.cursorDepth = a.cursors, a.cursorDepth
+}
+
+// lzSandbox computes, for every live option of lz's region, its keys after
+// each commit from the anchor on: it commits the option's order with the
+// bookkeeping and the in-place checks, and puts the anchor back.
+func (r *runner) lzSandbox(c *ctx, lz *lzInst) {
+	live := r.lzLive[lz.region]
+	if bits.OnesCount64(live) < 2 {
+		return
+	}
+	kg, cov := r.opt.KeepGoing, r.cov
+	r.opt.KeepGoing, r.cov = true, nil
+	ncov := 0
+	if r.snaps != nil {
+		ncov = len(r.snaps.cov)
+	}
+	for l := live; l != 0; l &= l - 1 {
+		o := bits.TrailingZeros64(l)
+		lz.keys[o] = r.lzSimulate(c, lz, o, kg, lz.keys[o][:0])
+		r.lzRestore(c, lz)
+	}
+	r.opt.KeepGoing, r.cov = kg, cov
+	if r.snaps != nil {
+		r.snaps.cov = r.snaps.cov[:ncov]
+	}
+	lzSandboxes.Add(1)
+}
+
+// lzSimulate commits option o's order of lz from the anchor, appending its
+// keys to out. A Go panic of a check (the panic oracle's, in a real run)
+// stops it like a violation.
+func (r *runner) lzSimulate(c *ctx, lz *lzInst, o int, keepGoing bool, out []lzKey) (res []lzKey) {
+	ord := lz.ords[o]
+	var mask uint64
+	for _, j := range ord[:lz.anchorK] {
+		mask |= 1 << j
+	}
+	var sig uint64
+	nv, nk, nd := lz.an.nv, lz.an.nk, lz.an.nd
+	j := lz.anchorK
+	defer func() {
+		if x := recover(); x != nil {
+			switch x.(type) {
+			case *InternalError, chooserPanic:
+				panic(x)
+			}
+			sig = mix(sig, 0x70616e6963) | lzStopped
+			for ; j < len(ord); j++ {
+				mask |= 1 << ord[j]
+				out = append(out, lzKey{mask, sig})
+			}
+			res = out
+		}
+	}()
+	for ; j < len(ord); j++ {
+		mask |= 1 << ord[j]
+		if sig&lzStopped == 0 {
+			st := lz.buf[ord[j]]
+			r.m.Poke(st.addr, st.val)
+			if r.visible(st.addr) {
+				r.ver++
+			}
+			r.onCommit(c, st)
+			c.lastSite = st.site
+			if !r.opt.NoOracles && r.checked != r.ver {
+				r.checked = r.ver
+				r.checkInPlace(c, st.site)
+			}
+			sig = r.lzSig(sig, &nv, &nk, &nd)
+			if nv > lz.an.nv && !keepGoing {
+				sig |= lzStopped
+			}
+		}
+		lzSimCommits.Add(1)
+		out = append(out, lzKey{mask, sig})
+	}
+	return out
+}
+
+// lzSig folds into sig what the oracles reported since the marks: the new
+// violations (oracle and message), known findings reported (finding and
+// oracle) and detections (finding and oracle, once each), and the sticky
+// flag a known finding matches on.
+func (r *runner) lzSig(sig uint64, nv, nk, nd *int) uint64 {
+	for _, v := range r.res.Violations[*nv:] {
+		sig = mix(mix(sig|1, uint64(oracleIndex[v.Oracle])), strHash(v.Msg))
+	}
+	for _, v := range r.res.Known[*nk:] {
+		sig = mix(mix(sig|1, uint64(knownIndex[v.Known])<<8|uint64(oracleIndex[v.Oracle])), 0x6b6e6f776e)
+	}
+	for i, d := range r.res.dets[*nd:] {
+		dup := false
+		for _, e := range r.res.dets[*nd : *nd+i] {
+			if e.k == d.k && e.o == d.o {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			sig = mix(sig|1, uint64(d.k)<<8|uint64(d.o)|0x64657400)
+		}
+	}
+	*nv, *nk, *nd = len(r.res.Violations), len(r.res.Known), len(r.res.dets)
+	if r.clobberSpread {
+		sig |= 2
+	}
+	return sig &^ lzStopped
+}
+
+// lzOptions adds to the options base of the yield after lz.k commits of
+// c's pending instance the options of the other classes: each narrows the
+// region to its class and takes one of base's events, or, at the
+// instance's last yield, goes on with the class's order (its oracles
+// reported something else). It returns the options and how many of them
+// are base's.
+func (r *runner) lzOptions(c *ctx, base []Option) ([]Option, int) {
+	lz := c.lz
+	nb := len(base)
+	if !r.lzActive(lz) {
+		return base, nb
+	}
+	live := r.lzLive[lz.region]
+	if bits.OnesCount64(live) < 2 {
+		return base, nb
+	}
+	j := lz.k - lz.anchorK - 1
+	rk := lz.keys[lz.rep][j]
+	last := lz.k == len(lz.buf)
+	// Narrowing a region that has not paid to a class (which then has no
+	// program order) spends an order: one of R and of C, and the event it
+	// takes one more of C. A region still pending without having paid
+	// has an order left in the budget (lzCollapse).
+	b := r.sc.Bound
+	paid := r.lzPaid[lz.region]
+	canEvent := paid || b.C == 0 || r.kUsed+r.rUsed+r.eUsed+2 <= b.C
+	if !paid && (r.rUsed >= b.R || b.spent(r.kUsed, r.rUsed, r.eUsed)) {
+		internalf("lazy orders: %s pending with no order left in the budget", lz.region)
+	}
+	ext := r.lzExts[:0]
+	var seen uint64 // options already in a class
+	for l := live; l != 0; l &= l - 1 {
+		o := bits.TrailingZeros64(l)
+		if seen&(1<<o) != 0 {
+			continue
+		}
+		k := lz.keys[o][j]
+		for m := l; m != 0; m &= m - 1 {
+			if x := bits.TrailingZeros64(m); lz.keys[x][j] == k {
+				seen |= 1 << x
+			}
+		}
+		if k == rk {
+			continue
+		}
+		if k.sig&lzStopped == 0 && canEvent {
+			for x := 1; x < nb; x++ {
+				ext = append(ext, lzExt{rep: o, base: x})
+			}
+		}
+		if last {
+			ext = append(ext, lzExt{rep: o, base: 0})
+		}
+	}
+	r.lzExts = ext
+	if len(ext) == 0 {
+		return base, nb
+	}
+	opts := append(r.lzOptBuf[:0], base...)
+	if nb == 0 {
+		opts = append(opts, Option{Kind: OptContinue})
+		nb = 1
+	}
+	for _, e := range ext {
+		o := Option{Kind: OptContinue}
+		if e.base > 0 {
+			o = base[e.base]
+		}
+		opts = append(opts, o)
+	}
+	r.lzOptBuf = opts
+	return opts, nb
+}
+
+// lzClass is the set of live options whose key at lz's yield equals
+// option o's.
+func (r *runner) lzClass(lz *lzInst, o int) uint64 {
+	j := lz.k - lz.anchorK - 1
+	k := lz.keys[o][j]
+	var out uint64
+	for l := r.lzLive[lz.region]; l != 0; l &= l - 1 {
+		if x := bits.TrailingZeros64(l); lz.keys[x][j] == k {
+			out |= 1 << x
+		}
+	}
+	return out
+}
+
+// lzStay narrows c's pending region to the representative's class at this
+// yield: an event taken here, or the instance's end, tells the other
+// classes apart (their own options explore them).
+func (r *runner) lzStay(c *ctx) {
+	lz := c.lz
+	if !r.lzActive(lz) || bits.OnesCount64(r.lzLive[lz.region]) < 2 {
+		return
+	}
+	r.lzSetLive(lz.region, r.lzClass(lz, lz.rep))
+}
+
+// lzNarrow narrows c's pending region to the class of option o at this
+// yield, and goes on in o's order: the commits since the anchor are made
+// again in that order, with the in-place checks, for real.
+func (r *runner) lzNarrow(c *ctx, o int) {
+	lz := c.lz
+	region := lz.region
+	class := r.lzClass(lz, o)
+	if !r.lzPaid[region] && class&1 == 0 {
+		// The run now stands for orders other than program order only.
+		r.lzPaid[region] = true
+		r.rUsed++
+		if r.opt.OnChoice != nil {
+			r.opt.OnChoice(r.sched)
+		}
+	}
+	r.lzSetLive(region, class)
+	r.lzCollapse()
+	rep := bits.TrailingZeros64(class)
+	if rep == lz.rep {
+		return
+	}
+	k := lz.k
+	r.lzRestore(c, lz)
+	lz.rep = rep
+	ord := lz.ords[rep]
+	for j := lz.anchorK; j < k; j++ {
+		st := lz.buf[ord[j]]
+		r.m.Poke(st.addr, st.val)
+		if r.visible(st.addr) {
+			r.ver++
+		}
+		r.onCommit(c, st)
+		c.occ[st.site]++
+		c.lastSite = st.site
+		c.nyield++
+		if !r.opt.NoOracles && r.checked != r.ver {
+			r.checked = r.ver
+			if r.reuse != nil {
+				r.checkInPlaceOnce(c, st.site)
+			} else {
+				r.checkInPlace(c, st.site)
+			}
+		}
+		if r.stopped {
+			return
+		}
+	}
+}
+
+// lzSetLive sets region's live options, noting when none of them is one
+// kbuild's compiler may emit (the run is then the no-alias model's only).
+func (r *runner) lzSetLive(region fgraph.Site, live uint64) {
+	r.lzLive[region] = live
+	if r.lzPaid[region] && live&r.lzOpt[region].kb == 0 && !r.sc.Alias {
+		r.aliasDep = true
+	}
+}
+
+// lzCredit counts coverage for an event taken after lz.k commits of a
+// pending instance: it stands for its class, whose options committed
+// different stores last.
+func (r *runner) lzCredit(lz *lzInst, level int) {
+	if r.cov == nil && r.snaps == nil {
+		return
+	}
+	at := func(o int) fgraph.Site { return lz.buf[lz.ords[o][lz.k-1]].site }
+	live := r.lzLive[lz.region]
+	for l := live; l != 0; l &= l - 1 {
+		o := bits.TrailingZeros64(l)
+		s := at(o)
+		first := true // the first option of the class with this site
+		for m := live & (1<<o - 1); m != 0; m &= m - 1 {
+			if at(bits.TrailingZeros64(m)) == s {
+				first = false
+				break
+			}
+		}
+		if first && s != at(lz.rep) {
+			r.covHitAt(s, level)
+		}
+	}
+}
+
+// lzAfterYield is called after the yield that follows the k-th commit of
+// c's pending instance lz: after an event there it moves the anchor past
+// it and runs the sandboxes again (a nested instance may have narrowed the
+// region meanwhile). It returns the order to go on with.
+func (r *runner) lzAfterYield(c *ctx, lz *lzInst) []int {
+	if !r.lzActive(lz) {
+		if lz.rep != 0 {
+			internalf("lazy orders: %s left pending while committed in option %d", lz.region, lz.rep)
+		}
+		return lz.ords[0]
+	}
+	if rep := bits.TrailingZeros64(r.lzLive[lz.region]); rep != lz.rep {
+		// A nested instance switched the region: every live option has
+		// committed the same stores here (the event narrowed the region to
+		// one class), so the rest is the new representative's.
+		var a, b uint64
+		for _, j := range lz.ords[rep][:lz.k] {
+			a |= 1 << j
+		}
+		for _, j := range lz.ords[lz.rep][:lz.k] {
+			b |= 1 << j
+		}
+		if a != b {
+			internalf("lazy orders: %s switched to option %d, which committed other stores", lz.region, rep)
+		}
+		lz.rep = rep
+	}
+	if lz.evAt == lz.k && lz.k < len(lz.buf) {
+		r.lzAnchorAt(c, lz)
+		r.lzSandbox(c, lz)
+	}
+	return lz.ords[lz.rep]
+}
+
+// lzSplittable reports whether a pending region stands for more than one
+// order: a later yield may still tell them apart.
+func (r *runner) lzSplittable() bool {
+	for _, reg := range r.lzList {
+		if r.lzLive[reg]&(r.lzLive[reg]-1) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// lzEnd ends c's pending instance.
+func (r *runner) lzEnd(c *ctx) {
+	c.lz = nil
+	r.lzN--
+}
+
+// lzWeights are the schedules a run stands for: every choice of one live
+// option per pending region that the budget left allows (program order
+// costs nothing; another order one of R and of C, unless the region has
+// paid already), and as many of kbuild's.
+func (r *runner) lzWeights() (w, wk int64) {
+	b := r.sc.Bound
+	J := b.R - r.rUsed
+	if b.C > 0 {
+		J = min(J, b.C-(r.kUsed+r.rUsed+r.eUsed))
+	}
+	w, wk = 1, 1
+	var m, mk []int
+	for _, reg := range r.lzList {
+		live, kb := r.lzLive[reg], r.lzOpt[reg].kb
+		if r.lzPaid[reg] {
+			w *= int64(bits.OnesCount64(live))
+			wk *= int64(bits.OnesCount64(live & kb))
+			continue
+		}
+		m = append(m, bits.OnesCount64(live&^1))
+		mk = append(mk, bits.OnesCount64(live&kb&^1))
+	}
+	w *= esum(m, J)
+	wk *= esum(mk, J)
+	if r.aliasDep && !r.sc.Alias {
+		wk = 0
+	}
+	return w, wk
+}
+
+// esum is e_0 + ... + e_J of m, the elementary symmetric sums: the ways to
+// pick at most J of the regions and one of each one's options.
+func esum(m []int, J int) int64 {
+	if J < 0 {
+		return 0
+	}
+	J = min(J, len(m))
+	var buf [8]int64
+	e := buf[:]
+	if J >= len(e) {
+		e = make([]int64, J+1)
+	}
+	e[0] = 1
+	for _, x := range m {
+		for j := J; j >= 1; j-- {
+			e[j] += e[j-1] * int64(x)
+		}
+	}
+	var s int64
+	for _, v := range e[:J+1] {
+		s += v
+	}
+	return s
+}
