@@ -172,19 +172,13 @@ func (r *runner) lzStart(c *ctx, buf []pending) (lz *lzInst, order, drop []int, 
 	}
 	lz = r.lzFree()
 	lz.region, lz.buf, lz.k, lz.anchorK, lz.evAt = region, buf, 0, 0, -1
+	ords := o.first
+	if !fresh {
+		ords = r.lzOrders(c, buf, o)
+	}
 	for l := live; l != 0; l &= l - 1 {
 		i := bits.TrailingZeros64(l)
-		switch {
-		case fresh || i == 0:
-			if i == 0 {
-				lz.ords[i] = append(lz.ords[i][:0], r.identity(len(buf))...)
-			} else {
-				lz.ords[i] = append(lz.ords[i][:0], o.first[i]...)
-			}
-		default:
-			ord, _ := r.applyOrder(c, buf, o.sites[i], nil, r.sc.Alias || !(r.aliasDep || o.kb&(1<<i) == 0))
-			lz.ords[i] = append(lz.ords[i][:0], ord...)
-		}
+		lz.ords[i] = ords[i] // read-only: shared by every instance of the shape
 		if len(lz.ords[i]) != len(buf) {
 			internalf("lazy orders: option %d of %s commits %d of %d stores", i, region, len(lz.ords[i]), len(buf))
 		}
@@ -195,6 +189,50 @@ func (r *runner) lzStart(c *ctx, buf []pending) (lz *lzInst, order, drop []int, 
 	r.lzAnchorAt(c, lz)
 	r.lzSandbox(c, lz)
 	return lz, nil, nil, false
+}
+
+// lzOrders returns every option of o's order of the instance buf (a later
+// one than the first): each option's ranking applied as regionOrder
+// applies a chosen one, under kbuild's constraints while the run is
+// kbuild's with that option (r.aliasDep, o.kb). They depend on buf's
+// shape only, and are computed once per shape.
+func (r *runner) lzOrders(c *ctx, buf []pending, o *lzOpts) [][]int {
+	key := append(r.lzKeyBuf[:0], byte(o.key), byte(o.key>>8), byte(o.key>>16), byte(o.key>>24),
+		byte(o.key>>32), byte(o.key>>40), byte(o.key>>48), byte(o.key>>56), byte(boolU(r.aliasDep)))
+	for i, st := range buf {
+		same := byte(i)
+		for j := 0; j < i; j++ {
+			if buf[j].addr == st.addr {
+				same = byte(j)
+				break
+			}
+		}
+		var class byte
+		if w, f := r.classify(st.addr); w {
+			class = 1
+		} else if f {
+			class = 2
+		}
+		key = append(key, byte(st.site), byte(st.site>>8), byte(st.kind), same, class)
+	}
+	r.lzKeyBuf = key
+	if ords, ok := r.lzOrdCache[string(key)]; ok {
+		return ords
+	}
+	ords := make([][]int, len(o.sites))
+	for i := range ords {
+		if i == 0 {
+			ords[i] = identity(len(buf))
+			continue
+		}
+		ord, _ := r.applyOrder(c, buf, o.sites[i], nil, r.sc.Alias || !(r.aliasDep || o.kb&(1<<i) == 0))
+		ords[i] = slices.Clone(ord)
+	}
+	if r.lzOrdCache == nil {
+		r.lzOrdCache = map[string][][]int{}
+	}
+	r.lzOrdCache[string(key)] = ords
+	return ords
 }
 
 // lzShape returns the option list of a region whose first instance is buf
@@ -334,6 +372,9 @@ func (r *runner) lzSandbox(c *ctx, lz *lzInst) {
 	if bits.OnesCount64(live) < 2 {
 		return
 	}
+	if r.reuse != nil && r.replaySandbox(lz, live) {
+		return
+	}
 	kg, cov := r.opt.KeepGoing, r.cov
 	r.opt.KeepGoing, r.cov = true, nil
 	ncov := 0
@@ -348,6 +389,9 @@ func (r *runner) lzSandbox(c *ctx, lz *lzInst) {
 	r.opt.KeepGoing, r.cov = kg, cov
 	if r.snaps != nil {
 		r.snaps.cov = r.snaps.cov[:ncov]
+	}
+	if r.reuse != nil {
+		r.recordSandbox(lz, live, nil)
 	}
 	lzSandboxes.Add(1)
 }
@@ -449,9 +493,12 @@ func (r *runner) lzOptions(c *ctx, base []Option) ([]Option, int) {
 	if bits.OnesCount64(live) < 2 {
 		return base, nb
 	}
+	last := lz.k == len(lz.buf)
+	if nb <= 1 && !last {
+		return base, nb // no event here: nothing to tell apart
+	}
 	j := lz.k - lz.anchorK - 1
 	rk := lz.keys[lz.rep][j]
-	last := lz.k == len(lz.buf)
 	// Narrowing a region that has not paid to a class (which then has no
 	// program order) spends an order: one of R and of C, and the event it
 	// takes one more of C. A region still pending without having paid
@@ -462,22 +509,32 @@ func (r *runner) lzOptions(c *ctx, base []Option) ([]Option, int) {
 	if !paid && (r.rUsed >= b.R || b.spent(r.kUsed, r.rUsed, r.eUsed)) {
 		internalf("lazy orders: %s pending with no order left in the budget", lz.region)
 	}
+	if !canEvent && !last {
+		return base, nb
+	}
 	ext := r.lzExts[:0]
-	var seen uint64 // options already in a class
+	// The classes other than the representative's, each by its first
+	// option.
+	var firsts [64]int8
+	nc := 0
 	for l := live; l != 0; l &= l - 1 {
 		o := bits.TrailingZeros64(l)
-		if seen&(1<<o) != 0 {
-			continue
-		}
 		k := lz.keys[o][j]
-		for m := l; m != 0; m &= m - 1 {
-			if x := bits.TrailingZeros64(m); lz.keys[x][j] == k {
-				seen |= 1 << x
-			}
-		}
 		if k == rk {
 			continue
 		}
+		seen := false
+		for _, f := range firsts[:nc] {
+			if lz.keys[f][j] == k {
+				seen = true
+				break
+			}
+		}
+		if seen {
+			continue
+		}
+		firsts[nc] = int8(o)
+		nc++
 		if k.sig&lzStopped == 0 && canEvent {
 			for x := 1; x < nb; x++ {
 				ext = append(ext, lzExt{rep: o, base: x})

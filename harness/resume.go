@@ -77,7 +77,18 @@ type snap struct {
 	directRace          bool
 	steps               int64
 	nchecks             int // reuse records
+	nsand               int // reuse's sandbox records
 	ncov                int // coverage log
+	// The lazy engine's pending regions (lazy.go).
+	pend []pendRec
+}
+
+// pendRec is a pending region of the lazy engine, saved.
+type pendRec struct {
+	region fgraph.Site
+	live   uint64
+	paid   bool
+	opt    *lzOpts
 }
 
 // snapDrop, in tests, names a part of the state restoreSnap leaves out
@@ -111,7 +122,7 @@ func (r *runner) shareRuns(opt RunOptions) {
 		return
 	}
 	r.reuse = &reuse{}
-	if !opt.Trace && snapObserver(opt.Observe) && opt.wrap == nil && !opt.InOrder && !noResume && !r.lazy {
+	if !opt.Trace && snapObserver(opt.Observe) && opt.wrap == nil && !opt.InOrder && !noResume {
 		r.snaps = &snaps{}
 	}
 }
@@ -197,7 +208,7 @@ func (r *runner) covCommitAt(s fgraph.Site) {
 func (r *runner) takeSnap(cur int) {
 	s := r.snaps
 	b := r.sc.Bound
-	if r.stopped || b.spent(r.kUsed, r.rUsed, r.eUsed) || !r.m.CanSave() {
+	if r.stopped || b.spent(r.kUsed, r.rUsed, r.eUsed) && !r.lzSplittable() || !r.m.CanSave() {
 		return
 	}
 	var p *snap
@@ -251,9 +262,16 @@ func (r *runner) takeSnap(cur int) {
 		internalf("resume: a snap taken while a reader runs")
 	}
 	p.steps = r.steps
-	p.nchecks = -1
+	p.nchecks, p.nsand = -1, -1
 	if r.reuse != nil {
-		p.nchecks = len(r.reuse.cur)
+		p.nchecks, p.nsand = len(r.reuse.cur), len(r.reuse.sandCur)
+	}
+	if r.lzN > 0 {
+		internalf("snap: taken inside an instance of a pending region")
+	}
+	p.pend = p.pend[:0]
+	for _, reg := range r.lzList {
+		p.pend = append(p.pend, pendRec{region: reg, live: r.lzLive[reg], paid: r.lzPaid[reg], opt: r.lzOpt[reg]})
 	}
 	p.ncov = len(s.cov)
 }
@@ -311,6 +329,18 @@ func (r *runner) restoreSnap(p *snap) {
 			internalf("resume: a snap with %d check records, %d in the previous run", p.nchecks, len(u.prev))
 		}
 		u.cur = append(u.cur[:0], u.prev[:p.nchecks]...)
+		if p.nsand < 0 || p.nsand > len(u.sandPrev) {
+			internalf("resume: a snap with %d sandbox records, %d in the previous run", p.nsand, len(u.sandPrev))
+		}
+		u.sandCur = append(u.sandCur[:0], u.sandPrev[:p.nsand]...)
+		u.keysCur = append(u.keysCur[:0], u.keysPrev[:u.keysEnd(p.nsand)]...)
+	}
+	for _, x := range p.pend {
+		if snapDrop == "pending" {
+			break
+		}
+		r.lzLive[x.region], r.lzPaid[x.region], r.lzOpt[x.region] = x.live, x.paid, x.opt
+		r.lzList = append(r.lzList, x.region)
 	}
 	s := r.snaps
 	s.cov = s.cov[:p.ncov]

@@ -1,6 +1,10 @@
 package harness
 
-import "github.com/fgcheck/fgcheck/fgraph"
+import (
+	"math/bits"
+
+	"github.com/fgcheck/fgcheck/fgraph"
+)
 
 // Checks carried over from the previous run (with the state cache on).
 //
@@ -36,6 +40,27 @@ type reuse struct {
 	// prevRes is the previous run's result, which the records of prev
 	// index.
 	prevRes *Result
+	// The lazy engine's sandboxes (lazy.go), the same way: each one's live
+	// options and keys (flat, option by option, in keys*).
+	sandPrev, sandCur []sandRec
+	keysPrev, keysCur []lzKey
+}
+
+// sandRec is what one sandbox found: for each option of live, n keys,
+// from keys[off] on.
+type sandRec struct {
+	live   uint64
+	off, n int32
+}
+
+// keysEnd is where the keys of the first n sandbox records of the
+// previous run end.
+func (u *reuse) keysEnd(n int) int {
+	if n == 0 {
+		return 0
+	}
+	s := u.sandPrev[n-1]
+	return int(s.off) + int(s.n)*bits.OnesCount64(s.live)
 }
 
 // startRun begins a run whose first until+1 choice points (indices 0..until)
@@ -43,6 +68,8 @@ type reuse struct {
 // prev is the previous run's result.
 func (u *reuse) startRun(until int, prev *Result) {
 	u.prev, u.cur = u.cur, u.prev[:0]
+	u.sandPrev, u.sandCur = u.sandCur, u.sandPrev[:0]
+	u.keysPrev, u.keysCur = u.keysCur, u.keysPrev[:0]
 	u.until = until
 	u.prevRes = prev
 	if prev == nil {
@@ -133,4 +160,42 @@ func (r *runner) recordCheck(n [3]int) {
 		d0: int32(n[2]), d1: int32(len(r.res.dets)),
 		logSeen: int32(r.logSeen), warnSeen: int32(r.warnSeen), stopped: r.stopped,
 	})
+}
+
+// replaySandbox gives lz the keys the previous run's sandbox at the same
+// place found, if the run is still the previous run; it reports whether
+// it did. Otherwise the caller runs the sandbox and records it.
+func (r *runner) replaySandbox(lz *lzInst, live uint64) bool {
+	u := r.reuse
+	k := len(u.sandCur)
+	if r.points > u.until || k >= len(u.sandPrev) {
+		return false
+	}
+	rec := u.sandPrev[k]
+	if rec.live != live || int(rec.n) != len(lz.buf)-lz.anchorK {
+		internalf("lazy orders: sandbox %d of a shared prefix has options %#x and %d keys, %#x and %d before", k, live, len(lz.buf)-lz.anchorK, rec.live, rec.n)
+	}
+	off := int(rec.off)
+	r.recordSandbox(lz, live, u.keysPrev[off:off+int(rec.n)*bits.OnesCount64(live)])
+	for l := live; l != 0; l &= l - 1 {
+		o := bits.TrailingZeros64(l)
+		lz.keys[o] = append(lz.keys[o][:0], u.keysPrev[off:off+int(rec.n)]...)
+		off += int(rec.n)
+	}
+	return true
+}
+
+// recordSandbox records the keys of a sandbox (flat, option by option;
+// nil: lz's own).
+func (r *runner) recordSandbox(lz *lzInst, live uint64, keys []lzKey) {
+	u := r.reuse
+	n := len(lz.buf) - lz.anchorK
+	u.sandCur = append(u.sandCur, sandRec{live: live, off: int32(len(u.keysCur)), n: int32(n)})
+	if keys != nil {
+		u.keysCur = append(u.keysCur, keys...)
+		return
+	}
+	for l := live; l != 0; l &= l - 1 {
+		u.keysCur = append(u.keysCur, lz.keys[bits.TrailingZeros64(l)]...)
+	}
 }

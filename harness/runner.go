@@ -290,6 +290,10 @@ type runner struct {
 	lzExts   []lzExt
 	lzOptBuf []Option
 	lzChoice []Option
+	// lzOrdCache: every option's order of an instance, by option list,
+	// instance shape and alias mode (lzOrders).
+	lzOrdCache map[string][][]int
+	lzKeyBuf   []byte
 }
 
 // RunOptions tune one run.
