@@ -503,22 +503,53 @@ type keyed struct {
 	want   cacheEntry
 }
 
-// leave stores the subtree of the recorded point at depth i, now complete.
+// leave stores the subtrees of the recorded points at depth i, now
+// complete: a choice point's, and those of quiescent points recorded
+// before it at the same depth (quiet), whose subtree is the same.
 func (d *dfs) leave(i int) {
-	n := len(d.keys)
-	if n == 0 || d.keys[n-1].depth != i {
+	for {
+		n := len(d.keys)
+		if n == 0 || d.keys[n-1].depth != i {
+			return
+		}
+		kd := d.keys[n-1]
+		d.keys = d.keys[:n-1]
+		cs := d.cache
+		t := cs.since(&kd)
+		if n > 1 {
+			// The point above gets the subtree's known findings: a finding
+			// detected between the two points is in every schedule of it.
+			d.keys[n-2].kt.addPre(&kd.pre, t.runs, t.runsK, &kd.kt, cs.c.kslot)
+		}
+		cs.store(kd, t)
+	}
+}
+
+// leaveBelow stores the subtrees of the points recorded deeper than step
+// i of the path: quiescent points (quiet) after the last choice point of
+// the run that recorded them, complete once step i changes.
+func (d *dfs) leaveBelow(i int) {
+	for n := len(d.keys); n > 0 && d.keys[n-1].depth > i; n = len(d.keys) {
+		d.leave(d.keys[n-1].depth)
+	}
+}
+
+// quiet is called at a quiescent point between two ops of a run whose only
+// choices left are splits of pending regions (lazy.go): no event is left,
+// so no yield is a choice point and no tail can be looked up (a tail holds
+// one run). The subtree below is the runs that share the path so far: it
+// is looked up as a choice point's, at the depth of the next one.
+func (d *dfs) quiet() {
+	if d.cache.hit || d.of > 1 && d.zero || d.pos < len(d.path) {
 		return
 	}
-	kd := d.keys[n-1]
-	d.keys = d.keys[:n-1]
-	cs := d.cache
-	t := cs.since(&kd)
-	if n > 1 {
-		// The point above gets the subtree's known findings: a finding
-		// detected between the two points is in every schedule of it.
-		d.keys[n-2].kt.addPre(&kd.pre, t.runs, t.runsK, &kd.kt, cs.c.kslot)
+	// The clock moves on, as at a tail lookup: a detection before this
+	// point is its prefix's.
+	r := d.cache.r
+	if r.tailN++; r.tailN >= 1<<20 {
+		internalf("cache: more lookups after the last choice point of a run than the clock counts")
 	}
-	cs.store(kd, t)
+	d.lookup()
 }
 
 // since is the totals counted since kd was recorded: its subtree's.

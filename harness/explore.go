@@ -60,10 +60,8 @@ func (d *dfs) Choose(p *Point, opts []Option) int {
 	if d.of > 1 && d.zero {
 		lim = -1
 	}
-	// Only a point whose whole subtree this piece explores is cached, and
-	// none inside an instance of a pending region (lazy.go: the state does
-	// not hold what its orders would do there).
-	if d.cache != nil && lim >= 0 && d.cache.r.lzN == 0 && d.lookup() {
+	// Only a point whose whole subtree this piece explores is cached.
+	if d.cache != nil && lim >= 0 && d.lookup() {
 		return 0
 	}
 	d.path = append(d.path, step{0, n, lim})
@@ -92,6 +90,9 @@ func (d *dfs) following(i int) int {
 func (d *dfs) next() bool {
 	for len(d.path) > 0 {
 		i := len(d.path) - 1
+		if d.cache != nil {
+			d.leaveBelow(i) // the subtrees of quiescent points after step i (quiet)
+		}
 		if c := d.following(i); c < d.path[i].n {
 			d.path[i].c = c
 			d.pos, d.zero = 0, true
@@ -101,6 +102,9 @@ func (d *dfs) next() bool {
 			d.leave(i)
 		}
 		d.path = d.path[:i]
+	}
+	if d.cache != nil {
+		d.leaveBelow(-1)
 	}
 	return false
 }
@@ -621,6 +625,7 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 	ro := opt.RunOptions
 	ro.stop = opt.Stop
 	lastSave := s.Runs // with the cache, Runs moves by whole subtrees
+	var mat *runner     // lazy orders: the runner that materializes failing runs
 	for {
 		// The all-default run is the first of every piece; only shard 0
 		// counts it (and its coverage), so that the pieces partition the
@@ -693,6 +698,23 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 			if res.Failed() {
 				e.count(0, w)
 				res.Run = s.Runs
+				if r.lazy {
+					// The run as a schedule of the eager engine, whose
+					// file replays it (lazy.go).
+					if mat == nil {
+						if mat, err = newRunner(e.sc); err != nil {
+							return nil, err
+						}
+					}
+					lr := res
+					res = r.lzMaterialize(lr, mat, ro)
+					if s.First == lr {
+						s.First = res
+					}
+					if s.Kbuild.First == lr {
+						s.Kbuild.First = res
+					}
+				}
 				e.mu.Lock()
 				if opt.OnViolation != nil {
 					opt.OnViolation(res)

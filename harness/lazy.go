@@ -717,6 +717,14 @@ func (r *runner) lzSplittable() bool {
 	return false
 }
 
+// lzQuiet reports whether the only choices left to the run are splits of
+// pending regions (no event is left): the quiescent points are then looked
+// up (dfs.quiet).
+func (r *runner) lzQuiet() bool {
+	b := r.sc.Bound
+	return r.lzSplittable() && (b.spent(r.kUsed, r.rUsed, r.eUsed) || r.kUsed >= b.K && r.eUsed >= b.E)
+}
+
 // lzEnd ends c's pending instance.
 func (r *runner) lzEnd(c *ctx) {
 	c.lz = nil
@@ -776,4 +784,93 @@ func esum(m []int, J int) int64 {
 		s += v
 	}
 	return s
+}
+
+// lzMaterialize runs the failing lazy run res again with the eager engine,
+// on runner m: each region pending at its end in its representative's
+// order (program order while that is live), every other region as res
+// chose it, and each event at the same position of its context. The
+// result is a schedule of the eager engine's, which its file replays, with
+// res's weights. A run that does not fail the same way is an internal
+// error: the lazy run did not stand for its representative.
+func (r *runner) lzMaterialize(res *Result, m *runner, ro RunOptions) *Result {
+	ch := &lzEager{m: m, evs: res.Schedule.Events, ords: r.evOrd, orders: map[fgraph.Site]Order{}}
+	for _, o := range res.Schedule.Orders {
+		ch.orders[o.Region] = o
+	}
+	for _, reg := range r.lzList {
+		if r.lzPaid[reg] {
+			// An option of kbuild's if the run stands for one: a failure
+			// under kbuild is reported as one.
+			live := r.lzLive[reg]
+			if kb := live & r.lzOpt[reg].kb; res.weightK > 0 && kb != 0 {
+				live = kb
+			}
+			rep := bits.TrailingZeros64(live)
+			ch.orders[reg] = Order{Region: reg, Sites: r.lzOpt[reg].sites[rep]}
+		}
+	}
+	ro.Coverage, ro.OnChoice, ro.Trace = nil, nil, false
+	out := m.run(ch, ro)
+	if ch.used != len(ch.evs) || !out.Failed() || violOracles(out) != violOracles(res) {
+		internalf("lazy orders: a failing run (%s) run again with its orders took %d of %d events and gave %s", violSummary(res), ch.used, len(ch.evs), violSummary(out))
+	}
+	out.weight, out.weightK, out.Run = res.weight, res.weightK, res.Run
+	return out
+}
+
+// violOracles is the set of oracles res's violations name.
+func violOracles(res *Result) OracleSet {
+	var o OracleSet
+	for _, v := range res.Violations {
+		o |= 1 << oracleIndex[v.Oracle]
+	}
+	return o
+}
+
+func violSummary(res *Result) string {
+	if !res.Failed() {
+		return "no violation"
+	}
+	return res.Violations[0].String()
+}
+
+// lzEager is lzMaterialize's chooser: every event at its context and
+// position, every region in the order given.
+type lzEager struct {
+	m      *runner
+	evs    []Event
+	ords   []int32
+	used   int
+	orders map[fgraph.Site]Order
+}
+
+func (c *lzEager) Choose(p *Point, opts []Option) int {
+	switch p.Kind {
+	case PointYield:
+		for j, e := range c.evs {
+			if e.In != p.Ctx || c.ords[j] != p.ord {
+				continue
+			}
+			for i, o := range opts {
+				if e.Kind == EvIRQ && o.Kind == OptIRQ || e.Kind == EvNMI && o.Kind == OptNMI || e.Kind == EvRemote && o.Kind == OptRemote && o.Remote == e.Remote {
+					c.used++
+					return i
+				}
+			}
+		}
+	case PointOrder:
+		want, ok := c.orders[p.Pos.Site]
+		if !ok {
+			return 0
+		}
+		buf := c.m.top().buf
+		for i, o := range opts {
+			if slices.Equal(sitesOf(buf, o.Order), want.Sites) && slices.Equal(sitesOf(buf, o.Drop), want.Drop) {
+				return i
+			}
+		}
+		internalf("lazy orders: region %s offers no order %v", p.Pos.Site, want.Sites)
+	}
+	return 0
 }

@@ -62,6 +62,7 @@ type snap struct {
 	kUsed, rUsed, eUsed int
 	nextID              int
 	events              []Event
+	evOrd               []int32
 	ords                []Order
 	viol, known         []Violation
 	dets                []det
@@ -249,6 +250,7 @@ func (r *runner) takeSnap(cur int) {
 	p.pending = r.pending
 	p.kUsed, p.rUsed, p.eUsed, p.nextID = r.kUsed, r.rUsed, r.eUsed, r.nextID
 	p.events = append(p.events[:0], r.sched.Events...)
+	p.evOrd = append(p.evOrd[:0], r.evOrd...)
 	p.ords = append(p.ords[:0], r.sched.Orders...)
 	p.viol = append(p.viol[:0], r.res.Violations...)
 	p.known = append(p.known[:0], r.res.Known...)
@@ -314,6 +316,7 @@ func (r *runner) restoreSnap(p *snap) {
 	if len(p.ords) > 0 {
 		r.sched.Orders = append(r.pool.orders(len(p.ords)+r.sc.Bound.R), p.ords...)
 	}
+	r.evOrd = append(r.evOrd[:0], p.evOrd...)
 	r.res.Violations = append(r.res.Violations[:0], p.viol...)
 	r.res.Known = append(r.res.Known[:0], p.known...)
 	r.res.dets, r.tailN = append(r.res.dets[:0], p.dets...), p.tailN

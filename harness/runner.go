@@ -294,6 +294,9 @@ type runner struct {
 	// instance shape and alias mode (lzOrders).
 	lzOrdCache map[string][][]int
 	lzKeyBuf   []byte
+	// evOrd holds, for each event of the schedule, the yield's position
+	// in its context (ctx.nyield), by which lzMaterialize places it.
+	evOrd []int32
 }
 
 // RunOptions tune one run.
@@ -485,6 +488,7 @@ func (r *runner) reset() {
 	r.pending = [model.Slots]int{}
 	r.kUsed, r.rUsed, r.eUsed, r.nextID, r.points, r.direct = 0, 0, 0, 0, 0, 0
 	r.sched = Schedule{}
+	r.evOrd = r.evOrd[:0]
 	r.aliasDep, r.stopped, r.clobbered, r.remoteCtx, r.rd = false, false, false, nil, readerCall{}
 	r.clobberedFixes, r.clobberSpread = r.clobberedFixes[:0], false
 	r.logSeen, r.warnSeen = 0, 0
@@ -598,10 +602,17 @@ func (r *runner) runTasks(cur int) {
 			if r.snaps != nil {
 				r.takeSnap(cur)
 			}
-			if r.tails != nil && !r.stopped && r.pc[cur] < len(prog) && r.noChoiceLeft() {
-				r.between = true
-				r.tails.tail()
-				r.between = false
+			if r.tails != nil && !r.stopped && r.pc[cur] < len(prog) {
+				switch {
+				case r.noChoiceLeft():
+					r.between = true
+					r.tails.tail()
+					r.between = false
+				case r.lzQuiet():
+					r.between = true
+					r.tails.quiet()
+					r.between = false
+				}
 			}
 		}
 		next := -1
@@ -1256,6 +1267,7 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool) {
 			k = EvNMI
 		}
 		r.addEvent(Event{ID: id, Kind: k, In: c.name, At: p.Pos, Line: r.targetLine()})
+		r.evOrd = append(r.evOrd, p.ord)
 		r.kUsed++
 		r.lzCollapse()
 		r.covHitAt(s, c.level+1)
@@ -1271,6 +1283,7 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool) {
 		r.interrupt(c, id, k, p.Pos)
 	case OptRemote:
 		r.addEvent(Event{ID: id, Kind: EvRemote, In: c.name, At: p.Pos, Remote: o.Remote, Line: r.targetLine()})
+		r.evOrd = append(r.evOrd, p.ord)
 		r.eUsed++
 		r.lzCollapse()
 		r.remoteUsed[o.Remote] = true

@@ -184,6 +184,72 @@ func (r *runner) appendState(dst []uint64, drop int) []uint64 {
 			for _, c := range r.ctxs {
 				dst = appendCtx(dst, c, r.idle(c))
 			}
+			// The instances of pending regions in flight (lazy.go).
+			for _, c := range r.ctxs {
+				if c.lz != nil {
+					dst = r.appendInst(dst, c.lz)
+				}
+			}
+		}
+	}
+	return dst
+}
+
+// appendInst encodes an instance of a pending region in flight: its
+// stores, the option committed and how far; then what decides how its
+// other live options go on: their keys from here to its end, and the
+// anchor their commits go back to (the memory at the instance's
+// addresses, the committing context's bookkeeping, the oracles' flags and
+// violations then). Suspended at an event, only the first part: when the
+// event returns, the anchor moves there and the keys are found again.
+func (r *runner) appendInst(dst []uint64, lz *lzInst) []uint64 {
+	if !r.lzActive(lz) {
+		return append(dst, 0)
+	}
+	dst = append(dst, uint64(lz.region)|uint64(lz.rep)<<32, uint64(lz.k), uint64(len(lz.buf)))
+	for _, p := range lz.buf {
+		dst = append(dst, uint64(p.site)|uint64(p.kind)<<16|uint64(uint32(p.addr))<<32, uint64(p.val))
+	}
+	if lz.evAt == lz.k {
+		return append(dst, 1)
+	}
+	a := &lz.an
+	dst = append(dst, 2, uint64(lz.anchorK))
+	for _, v := range a.vals {
+		dst = append(dst, uint64(v))
+	}
+	var viol uint64
+	for _, v := range r.res.Violations[:a.nv] {
+		viol |= 1 << oracleIndex[v.Oracle]
+	}
+	dst = append(dst, boolU(a.hasE)|boolU(a.hasP)<<1|boolU(a.hasR)<<2|boolU(a.inRW)<<3|boolU(a.spread)<<4|boolU(a.stale)<<5|boolU(a.stopped)<<6|boolU(a.checked != a.ver)<<7,
+		viol, uint64(a.logSeen), uint64(a.warnSeen), uint64(len(a.fixes)))
+	for _, f := range a.fixes {
+		dst = append(dst, uint64(f.addr), f.val)
+	}
+	if a.hasE {
+		e := &a.entryV
+		var ok uint64
+		for i, b := range e.ok {
+			ok |= boolU(b) << i
+		}
+		dst = append(dst, uint64(e.ret), uint64(e.fn), uint64(e.retp), uint64(e.modelPos), uint64(e.base)<<32|uint64(uint32(e.top)), ok<<1|boolU(e.pushed))
+	}
+	if a.hasP {
+		dst = append(dst, uint64(a.popV.modelTop), uint64(a.popV.lowered))
+	}
+	if a.hasR {
+		dst = append(dst, uint64(a.resvV.addr), uint64(a.resvV.val), boolU(a.resvV.raised))
+	}
+	j := lz.k - lz.anchorK - 1
+	for l := r.lzLive[lz.region]; l != 0 && j >= 0; l &= l - 1 {
+		o := bits.TrailingZeros64(l)
+		if len(lz.keys[o]) == 0 {
+			continue // one live option: no sandbox
+		}
+		dst = append(dst, uint64(o))
+		for _, k := range lz.keys[o][j:] {
+			dst = append(dst, k.mask, k.sig)
 		}
 	}
 	return dst
