@@ -625,7 +625,7 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 	ro := opt.RunOptions
 	ro.stop = opt.Stop
 	lastSave := s.Runs // with the cache, Runs moves by whole subtrees
-	var mat *runner     // lazy orders: the runner that materializes failing runs
+	var mat *runner    // lazy orders: the runner that materializes failing runs
 	for {
 		// The all-default run is the first of every piece; only shard 0
 		// counts it (and its coverage), so that the pieces partition the
