@@ -140,6 +140,7 @@ func (c *Checkpoint) Validate(sc *Scenario, opt ExploreOptions) error {
 			if r, err = newRunner(sc); err != nil {
 				return err
 			}
+			r.lazy = opt.LazyOrders // its choice points are the lazy engine's
 		}
 		if err := checkPath(r, opt.RunOptions, p.Path, opt.Shard+i*shards, of); err != nil {
 			return fmt.Errorf("piece %d: %v", i, err)

@@ -21,6 +21,7 @@ const exploreUsage = `fgcheck explore [--variant latest|v6.11|seed] [--scenario 
        [--alias] [--stores-only] [--strict] [--workers N] [--shard i/n] [--max-runs N]
        [--time DURATION] [--checkpoint FILE] [--keep-going] [--out DIR] [--max-files N]
        [--json] [--coverage] [--progress auto|on|off] [--cache|--exact] [--cache-entries N] [--cache-exact]
+       [--lazy-orders]
 
 Explores every schedule of the scenario within its bound and prints a
 summary. Every schedule is judged under two compiler models, and the
@@ -41,7 +42,10 @@ stops at once (a schedule cut short is run again on resume), saves the
 --checkpoint and prints the partial totals (exit 130 or 143; a second
 signal quits at once). With --checkpoint, running the same command again
 resumes where the last one stopped and ends with the same totals as one
-uninterrupted run.`
+uninterrupted run. --lazy-orders chooses region orders lazily: a run stands
+for every order its events and the oracles cannot tell apart (the same
+counts and verdicts, far fewer schedules run where orders dominate, as on
+peer-spin; docs/lazy-orders.md).`
 
 func runExplore(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("explore", stderr, exploreUsage)
@@ -57,6 +61,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	exact := fs.Bool("exact", false, "run every schedule (the plain DFS, no state cache): the pinned counts, coverage counts of every schedule, OnRun for each")
 	cacheEntries := fs.Int("cache-entries", harness.DefaultCacheEntries, "at most `N` states of subtrees in the state cache, and as many of run tails in a second table, which the workers share (64 bytes each)")
 	cacheExact := fs.Bool("cache-exact", false, "with --cache, store whole state encodings instead of two 64-bit hashes (no collision risk, more memory)")
+	lazy := fs.Bool("lazy-orders", false, "choose region orders lazily: one run stands for every order its events and the oracles cannot tell apart, counted as that many schedules (the same counts and verdicts; a failing run is run again with one of its orders and saved as that schedule); not with --exact nor on a compiled tree, which has no region orders")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
@@ -70,6 +75,9 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		return misuse(stderr, "explore", "--cache and --exact: choose one")
 	}
 	useCache := !*exact
+	if *lazy && *exact {
+		return misuse(stderr, "explore", "--lazy-orders and --exact: --exact runs every schedule, --lazy-orders one run for many")
+	}
 	if *cacheEntries < 1 {
 		return misuse(stderr, "explore", "--cache-entries %d: want 1 or more", *cacheEntries)
 	}
@@ -87,6 +95,9 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return misuse(stderr, "explore", "%v", err)
 	}
+	if *lazy && sc.Target != nil {
+		return misuse(stderr, "explore", "--lazy-orders: a compiled tree (--kernel) commits its stores in the order GCC chose; it has no region orders to choose")
+	}
 
 	argv := append([]string{"explore"}, args...)
 	var cf *checkpointFile
@@ -99,7 +110,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	if *ckpt != "" {
 		text := scenarioText(sc)
 		want := &checkpointFile{Tool: version, Scenario: text, Strict: hf.strict,
-			Command: commandLine(argv), Fingerprint: fingerprint(text, hf.strict, si, sn)}
+			Command: commandLine(argv), Fingerprint: fingerprint(text, hf.strict, si, sn, *lazy)}
 		old, err := loadCheckpoint(*ckpt, want)
 		if err != nil {
 			return misuse(stderr, "explore", "%v", err)
@@ -119,12 +130,15 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	if ok, _ := harness.Cacheable(sc); useCache && ok {
 		engine += " with a visited-state cache"
 	}
+	if *lazy {
+		engine += " and lazy region orders"
+	}
 	if sn > 0 {
 		engine += fmt.Sprintf(", shard %d/%d", si, sn)
 	}
 	h := &hunt{cmd: "explore", found: storyCommand("explore", fs), engine: engine, kind: "exhaustive DFS", sc: sc,
 		strict: hf.strict, out: hf.out, maxFiles: hf.maxFiles, stderr: stderr, start: time.Now()}
-	o := &outcome{cmd: "explore", sc: sc, h: h, workers: workers, engine: engine,
+	o := &outcome{cmd: "explore", sc: sc, h: h, workers: workers, engine: engine, lazy: *lazy,
 		std: sf.scenario == "std", sharded: sn > 1, coverage: hf.coverage, resumed: -1}
 	if sn > 0 {
 		o.shard = fmt.Sprintf("%d/%d", si, sn)
@@ -142,6 +156,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		Cache:        useCache,
 		CacheEntries: *cacheEntries,
 		CacheExact:   *cacheExact,
+		LazyOrders:   *lazy,
 	}
 	var saveErr error
 	if cf != nil {

@@ -28,6 +28,7 @@ type outcome struct {
 	seconds  float64
 	workers  int
 	engine   string
+	lazy     bool // explore --lazy-orders
 	std      bool // the std scenario: coverage is a requirement
 	sharded  bool
 	shard    string // "i/n" when sharded
@@ -153,6 +154,8 @@ type jsonSummary struct {
 	Resumed *int64 `json:"resumed,omitempty"`
 	// Cache is what explore --cache's state cache did (absent without it).
 	Cache *jsonCache `json:"cache,omitempty"`
+	// LazyOrders: explore --lazy-orders chose the region orders lazily.
+	LazyOrders bool `json:"lazy_orders,omitempty"`
 }
 
 // jsonModel is an exploration's counts under one compiler model.
@@ -237,6 +240,7 @@ func (o *outcome) writeJSON(w io.Writer) {
 	} else if o.sum.CacheOff != "" {
 		js.Cache = &jsonCache{Executed: o.sum.Executed, Off: o.sum.CacheOff}
 	}
+	js.LazyOrders = o.lazy
 	if first, text := o.first(); first != nil {
 		v := first.Violations[0]
 		js.FirstViolation = &jsonViolation{Oracle: v.Oracle, Message: violationMessage(v), Schedule: string(text)}
