@@ -392,6 +392,9 @@ func (r *runner) lzSandbox(c *ctx, lz *lzInst) {
 	}
 	if r.reuse != nil {
 		r.recordSandbox(lz, live, nil)
+		if lzVerifyReuse {
+			r.lzCheckReuse(lz, live)
+		}
 	}
 	lzSandboxes.Add(1)
 }

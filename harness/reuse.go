@@ -2,6 +2,8 @@ package harness
 
 import (
 	"math/bits"
+	"slices"
+	"sync/atomic"
 
 	"github.com/fgcheck/fgcheck/fgraph"
 )
@@ -176,7 +178,11 @@ func (r *runner) replaySandbox(lz *lzInst, live uint64) bool {
 		internalf("lazy orders: sandbox %d of a shared prefix has options %#x and %d keys, %#x and %d before", k, live, len(lz.buf)-lz.anchorK, rec.live, rec.n)
 	}
 	off := int(rec.off)
-	r.recordSandbox(lz, live, u.keysPrev[off:off+int(rec.n)*bits.OnesCount64(live)])
+	keys := u.keysPrev[off : off+int(rec.n)*bits.OnesCount64(live)]
+	if lzVerifyReuse {
+		return false // lzSandbox runs it and compares (lzCheckReuse)
+	}
+	r.recordSandbox(lz, live, keys)
 	for l := live; l != 0; l &= l - 1 {
 		o := bits.TrailingZeros64(l)
 		lz.keys[o] = append(lz.keys[o][:0], u.keysPrev[off:off+int(rec.n)]...)
@@ -198,4 +204,28 @@ func (r *runner) recordSandbox(lz *lzInst, live uint64, keys []lzKey) {
 	for l := live; l != 0; l &= l - 1 {
 		u.keysCur = append(u.keysCur, lz.keys[bits.TrailingZeros64(l)]...)
 	}
+}
+
+// lzVerifyReuse, in tests, runs every sandbox the previous run's record
+// would have given and compares its keys with the record's
+// (lzCheckReuse); lzReuseChecked counts those compared.
+var (
+	lzVerifyReuse  bool
+	lzReuseChecked atomic.Int64
+)
+
+// lzCheckReuse compares the keys the sandbox just found with the
+// previous run's record of it, if the run is still the previous run.
+func (r *runner) lzCheckReuse(lz *lzInst, live uint64) {
+	u := r.reuse
+	k := len(u.sandCur) - 1
+	if r.points > u.until || k >= len(u.sandPrev) {
+		return
+	}
+	rec, got := u.sandPrev[k], u.sandCur[k]
+	n := int(rec.n) * bits.OnesCount64(rec.live)
+	if rec.live != got.live || rec.n != got.n || !slices.Equal(u.keysPrev[rec.off:int(rec.off)+n], u.keysCur[got.off:int(got.off)+n]) {
+		internalf("lazy orders: sandbox %d of a shared prefix found other keys than the previous run's", k)
+	}
+	lzReuseChecked.Add(1)
 }

@@ -1,0 +1,252 @@
+package harness
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/fgcheck/fgcheck/fgraph"
+)
+
+// lazyView is what the lazy order engine must report as the eager one
+// does: the schedule, violation and known-finding counts under both
+// compiler models, the (oracle, known finding) verdicts, the oracles of
+// the violations and the sites interrupted. (Not the choice points nor
+// the first violation's place: a lazy run stands for many schedules.)
+func lazyView(t *testing.T, sc *Scenario, opt ExploreOptions) (string, *Summary) {
+	t.Helper()
+	o, s := exploredSummary(t, sc, opt)
+	return fmt.Sprintf("runs %d violations %d known {%s} kbuild %d/%d %v\nverdicts %v\nsites %v",
+		o.runs, o.viol, o.known, s.Kbuild.Runs, s.Kbuild.Violations, sortedCounts(s.Kbuild.Known), o.verdicts, o.sites), s
+}
+
+func sortedCounts(m map[string]int64) []string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, fmt.Sprintf("%s:%d", k, m[k]))
+	}
+	return out
+}
+
+// lazyScenarios are std, peer-spin, and each with every catalogue entry:
+// std at C=1 (cheap: its regions are seldom reordered), peer-spin whole
+// (where the orders are most of the space).
+func lazyScenarios() []*Scenario {
+	out := []*Scenario{Standard(fgraph.Latest), PeerSpin(fgraph.Latest)}
+	for _, mi := range fgraph.Catalogue {
+		sc := Standard(fgraph.Latest)
+		sc.Mutant, sc.Name, sc.Bound.C = mi.Mutant, "std."+mi.Name, 1
+		ps := PeerSpin(fgraph.Latest)
+		ps.Mutant, ps.Name = mi.Mutant, "peer-spin."+mi.Name
+		out = append(out, sc, ps)
+	}
+	return out
+}
+
+// TestLazySound: the lazy order engine and the eager one (both with the
+// state cache) report the same counts and verdicts on std, peer-spin and
+// each with every catalogue mutant, every violation of every run counted
+// (KeepGoing). Every failing lazy run was run again with one of its
+// orders on the way (lzMaterialize, which fails the test with an
+// internal error if that run does not fail the same way); the first one
+// must replay from its file. On peer-spin the lazy engine must run fewer
+// schedules: that is what it is for.
+func TestLazySound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores std, peer-spin and every mutant twice")
+	}
+	keep := RunOptions{KeepGoing: true}
+	for _, sc := range lazyScenarios() {
+		t.Run(sc.Name, func(t *testing.T) {
+			t.Parallel()
+			eager, es := lazyView(t, sc, ExploreOptions{Cache: true, RunOptions: keep})
+			lazy, ls := lazyView(t, sc, ExploreOptions{Cache: true, LazyOrders: true, RunOptions: keep})
+			if eager != lazy {
+				t.Fatalf("lazy orders differ from eager:\neager:\n%s\nlazy:\n%s", eager, lazy)
+			}
+			if sc.Name == "peer-spin" && ls.Executed*3 > es.Executed {
+				t.Errorf("peer-spin: the lazy engine ran %d schedules, the eager one %d: want a third at most", ls.Executed, es.Executed)
+			}
+			if ls.First != nil {
+				checkReplays(t, sc, ls.First)
+			}
+		})
+	}
+}
+
+// checkReplays requires res's schedule file to replay to a violation of
+// res's first oracle.
+func checkReplays(t *testing.T, sc *Scenario, res *Result) {
+	t.Helper()
+	f := &File{Scenario: sc, Schedule: res.Schedule}
+	g, err := ParseFile("first", f.Format())
+	if err != nil {
+		t.Fatalf("the first violation's file does not parse: %v", err)
+	}
+	rr, err := Replay(g, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rr.Failed() || rr.Violations[0].Oracle != res.Violations[0].Oracle {
+		t.Errorf("the first violation (%s) replays to %v:\n%s", res.Violations[0], rr.Violations, f.Format())
+	}
+}
+
+// TestLazyFirstKill: stopped at the first violation under kbuild, the
+// lazy engine kills every non-control mutant the eager one kills at the
+// std bound, with a schedule that replays.
+func TestLazyFirstKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores std with every mutant")
+	}
+	for _, mi := range fgraph.Catalogue {
+		if mi.Control {
+			continue
+		}
+		sc := Standard(fgraph.Latest)
+		sc.Mutant = mi.Mutant
+		s, err := Explore(sc, ExploreOptions{Cache: true, LazyOrders: true, StopAtFirst: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.First == nil {
+			t.Errorf("%s: not killed by the lazy engine", mi.Name)
+			continue
+		}
+		checkReplays(t, sc, s.First)
+	}
+}
+
+// TestLazyIncompleteStateCaught: the state cache must know the pending
+// regions (their live options) and, inside an instance, what its other
+// options would do; leaving either out is caught by the comparison with
+// the eager engine (the pending regions on peer-spin; the instance in
+// flight on std, where peer-spin does not show it).
+func TestLazyIncompleteStateCaught(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores peer-spin and std three times")
+	}
+	keep := RunOptions{KeepGoing: true}
+	scs := []*Scenario{PeerSpin(fgraph.Latest), Standard(fgraph.Latest)}
+	var want []string
+	for _, sc := range scs {
+		w, _ := lazyView(t, sc, ExploreOptions{Cache: true, RunOptions: keep})
+		want = append(want, w)
+	}
+	for _, drop := range []string{"pending", "instance"} {
+		caught := false
+		for i, sc := range scs {
+			lzStateDrop = drop
+			got, _ := lazyView(t, sc, ExploreOptions{Cache: true, LazyOrders: true, RunOptions: keep})
+			lzStateDrop = ""
+			if got != want[i] {
+				t.Logf("without the %s: %s differs", drop, sc.Name)
+				caught = true
+				break
+			}
+		}
+		if !caught {
+			t.Errorf("a state without the %s was not caught", drop)
+		}
+	}
+}
+
+// TestLazyWorkersAndShards: two workers, and three shards merged, give
+// one worker's totals.
+func TestLazyWorkersAndShards(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores peer-spin five times")
+	}
+	sc := PeerSpin(fgraph.Latest)
+	opt := ExploreOptions{Cache: true, LazyOrders: true}
+	one, _ := lazyView(t, sc, opt)
+	opt.Workers = 2
+	if two, _ := lazyView(t, sc, opt); two != one {
+		t.Errorf("two workers:\n%s\none:\n%s", two, one)
+	}
+	var runs, kb int64
+	known := map[string]int64{}
+	for i := range 3 {
+		s, err := Explore(sc, ExploreOptions{Cache: true, LazyOrders: true, Shard: i, Shards: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs, kb = runs+s.Runs, kb+s.Kbuild.Runs
+		for k, n := range s.Known {
+			known[k] += n
+		}
+	}
+	s, err := Explore(sc, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs != s.Runs || kb != s.Kbuild.Runs || !maps.Equal(known, s.Known) {
+		t.Errorf("three shards: %d schedules (%d kbuild) %v; one exploration: %d (%d) %v", runs, kb, known, s.Runs, s.Kbuild.Runs, s.Known)
+	}
+}
+
+// TestLazyCheckpointResume: an exploration stopped after some runs and
+// resumed from its checkpoint ends with the totals of one that was not.
+func TestLazyCheckpointResume(t *testing.T) {
+	sc := PeerSpin(fgraph.Latest)
+	whole, err := Explore(sc, ExploreOptions{Cache: true, LazyOrders: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cp *Checkpoint
+	opt := ExploreOptions{Cache: true, LazyOrders: true, MaxRuns: 2000, Checkpoint: func(c *Checkpoint) { cp = c }}
+	part, err := Explore(sc, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if part.Complete || cp == nil {
+		t.Fatalf("a stop after 2000 runs: complete %v, checkpoint %v", part.Complete, cp != nil)
+	}
+	opt.MaxRuns, opt.Resume = 0, cp
+	rest, err := Explore(sc, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rest.Runs != whole.Runs || rest.Kbuild.Runs != whole.Kbuild.Runs || !maps.Equal(rest.Known, whole.Known) {
+		t.Errorf("resumed: %d schedules (%d kbuild) %v; whole: %d (%d) %v", rest.Runs, rest.Kbuild.Runs, rest.Known, whole.Runs, whole.Kbuild.Runs, whole.Known)
+	}
+}
+
+// TestLazySandboxReuse: the sandboxes a run takes over from the previous
+// one (reuse.go) are the ones it would find itself: with the check on,
+// each reused sandbox is run again and compared.
+func TestLazySandboxReuse(t *testing.T) {
+	lzVerifyReuse = true
+	defer func() { lzVerifyReuse = false }()
+	for _, sc := range []*Scenario{PeerSpin(fgraph.Latest), Standard(fgraph.Latest)} {
+		if _, err := Explore(sc, ExploreOptions{Cache: true, LazyOrders: true}); err != nil {
+			t.Fatalf("%s: %v", sc.Name, err)
+		}
+	}
+	if lzReuseChecked.Load() == 0 {
+		t.Fatal("no reused sandbox was checked")
+	}
+}
+
+// TestEsum: the schedules a run with pending regions stands for.
+func TestEsum(t *testing.T) {
+	for _, c := range []struct {
+		m    []int
+		J    int
+		want int64
+		why  string
+	}{
+		{nil, 1, 1, "no pending region: program order"},
+		{[]int{23}, 1, 24, "one region, one order left in the budget: program order or one of 23"},
+		{[]int{23}, 0, 1, "no order left: program order only"},
+		{[]int{23, 1}, 1, 25, "R=1: at most one region reordered"},
+		{[]int{23, 1}, 2, 48, "R=2: both may be, 24 x 2"},
+		{[]int{3, 4, 5}, 5, 120, "J above the regions: every combination, 4 x 5 x 6"},
+		{[]int{2}, -1, 0, "a spent budget below zero stands for nothing"},
+	} {
+		if got := esum(c.m, c.J); got != c.want {
+			t.Errorf("esum(%v, %d) = %d, want %d: %s", c.m, c.J, got, c.want, c.why)
+		}
+	}
+}
