@@ -49,6 +49,7 @@ type lzOpts struct {
 	sites [][]fgraph.Site // per option: its ranking of the region's sites
 	first [][]int         // per option: its order of the first instance
 	kb    uint64          // the options kbuild's compiler may emit
+	drops []Option        // the orders of the first instance that drop a store (chosen eagerly)
 }
 
 // lzKey is what a yield inside a pending instance shows of one option:
@@ -131,24 +132,17 @@ func lzOrderFree(buf []pending) bool {
 func (r *runner) lzStart(c *ctx, buf []pending) (lz *lzInst, order, drop []int, eager bool) {
 	region := buf[0].site
 	fresh := false
+	var o *lzOpts
 	if r.lzLive[region] == 0 {
 		b := r.sc.Bound
 		if r.orders.has[region] || !r.lzEligible(buf) || r.rUsed >= b.R || b.spent(r.kUsed, r.rUsed, r.eUsed) {
 			return nil, nil, nil, false
 		}
-		opts := r.orderOptions(buf)
-		var nd, drops []Option
-		for _, o := range opts {
-			if o.Drop == nil {
-				nd = append(nd, o)
-			} else {
-				drops = append(drops, o)
-			}
-		}
-		if len(nd) < 2 || len(nd) > 64 {
+		o = r.lzShape(buf)
+		if o == nil {
 			return nil, nil, nil, false
 		}
-		if len(drops) > 0 {
+		if drops := o.drops; len(drops) > 0 {
 			// The orders that drop a store change the instance's end state:
 			// chosen here, as the eager engine does.
 			ch := append(r.lzChoice[:0], Option{Kind: OptOrder, Order: r.identity(len(buf))})
@@ -162,11 +156,11 @@ func (r *runner) lzStart(c *ctx, buf []pending) (lz *lzInst, order, drop []int, 
 				return nil, order, drop, true
 			}
 		}
-		r.lzPend(region, r.lzShape(buf, nd))
+		r.lzPend(region, o)
 		fresh = true
 	}
 	live := r.lzLive[region]
-	o := r.lzOpt[region]
+	o = r.lzOpt[region]
 	if !fresh && !lzOrderFree(buf) {
 		internalf("lazy orders: an instance of %s has order-dependent bookkeeping, its first had not", region)
 	}
@@ -235,24 +229,37 @@ func (r *runner) lzOrders(c *ctx, buf []pending, o *lzOpts) [][]int {
 	return ords
 }
 
-// lzShape returns the option list of a region whose first instance is buf
-// (nd: its orders that drop nothing), shared by every run with the same
-// shape.
-func (r *runner) lzShape(buf []pending, nd []Option) *lzOpts {
-	key := string(r.sigBuf) // orderOptions just set it to buf's shape
-	if o := r.lzShapes[key]; o != nil {
+// lzShape returns the option list of a region whose first instance is buf,
+// shared by every run with the same shape; nil if it cannot be pending
+// (fewer than two orders that drop nothing, or more than 64).
+func (r *runner) lzShape(buf []pending) *lzOpts {
+	opts := r.orderOptions(buf) // sets r.sigBuf to buf's shape
+	if o, ok := r.lzShapes[string(r.sigBuf)]; ok {
 		return o
 	}
-	o := &lzOpts{key: strHash(key)}
+	key := string(r.sigBuf)
+	var nd, drops []Option
+	for _, x := range opts {
+		if x.Drop == nil {
+			nd = append(nd, x)
+		} else {
+			drops = append(drops, x)
+		}
+	}
+	if r.lzShapes == nil {
+		r.lzShapes = map[string]*lzOpts{}
+	}
+	if len(nd) < 2 || len(nd) > 64 {
+		r.lzShapes[key] = nil
+		return nil
+	}
+	o := &lzOpts{key: strHash(key), drops: drops}
 	for i, x := range nd {
 		o.sites = append(o.sites, sitesOf(buf, x.Order))
 		o.first = append(o.first, slices.Clone(x.Order))
 		if r.sc.Alias || lzKbuildLegal(r, buf, x.Order) {
 			o.kb |= 1 << i
 		}
-	}
-	if r.lzShapes == nil {
-		r.lzShapes = map[string]*lzOpts{}
 	}
 	r.lzShapes[key] = o
 	return o
