@@ -38,6 +38,7 @@ func (r *runner) violateDetail(oracle, msg string, detail func() string) {
 		c := r.top()
 		at = c.name
 	}
+	r.violations++
 	v := Violation{Oracle: oracle, Msg: msg, At: at, AliasDependent: r.aliasDep, Reader: r.rd.name}
 	k := r.known(v)
 	if r.probe {

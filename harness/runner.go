@@ -294,6 +294,13 @@ type runner struct {
 	// instance shape and alias mode (lzOrders).
 	lzOrdCache map[string][][]int
 	lzKeyBuf   []byte
+	// lzClean and lzCleanList are the committed sets a sandbox found
+	// clean (lzCheck): a bit per set below 64, the others listed.
+	lzClean     uint64
+	lzCleanList []uint64
+	// violations counts violate's calls (lzCheck: a check that made none
+	// is clean).
+	violations int
 	// evOrd holds, for each event of the schedule, the yield's position
 	// in its context (ctx.nyield), by which lzMaterialize places it.
 	evOrd []int32
