@@ -56,7 +56,7 @@ bench:
 # regenerate it after a large change to the hot path (a stale profile
 # only optimizes less). docs/state-cache.md, "Profile-guided builds".
 pgo:
-	$(GO) test ./harness -run '^$$' -bench 'Cache$$' -benchtime 1x -cpuprofile $(CURDIR)/cmd/fgcheck/default.pgo -o /dev/null
+	$(GO) test ./harness -run '^$$' -bench 'Cache$$|Lazy$$' -benchtime 1x -cpuprofile $(CURDIR)/cmd/fgcheck/default.pgo -o /dev/null
 
 # Every fuzz target of $(FUZZ_PKGS) for $(FUZZTIME) each. Packages without
 # test files are skipped; a package that has them must build.

@@ -76,3 +76,22 @@ func BenchmarkStdCacheWorkers(b *testing.B) {
 func BenchmarkPeerSpinCacheWorkers(b *testing.B) {
 	benchExplore(b, PeerSpin(fgraph.Latest), ExploreOptions{Cache: true, Workers: runtime.NumCPU()})
 }
+
+// BenchmarkPeerSpinLazy is BenchmarkPeerSpinCache with lazy region orders
+// (lazy.go): the same schedules, a sixth of the runs.
+func BenchmarkPeerSpinLazy(b *testing.B) {
+	benchExplore(b, PeerSpin(fgraph.Latest), ExploreOptions{Cache: true, LazyOrders: true})
+}
+
+// BenchmarkPeerSpinK3Lazy is BenchmarkPeerSpinK3Cache with lazy region
+// orders.
+func BenchmarkPeerSpinK3Lazy(b *testing.B) {
+	sc := PeerSpin(fgraph.Latest)
+	sc.Bound.K = 3
+	benchExplore(b, sc, ExploreOptions{Cache: true, LazyOrders: true})
+}
+
+// BenchmarkStdLazy is BenchmarkStdCache with lazy region orders.
+func BenchmarkStdLazy(b *testing.B) {
+	benchExplore(b, Standard(fgraph.Latest), ExploreOptions{Cache: true, LazyOrders: true})
+}

@@ -74,8 +74,9 @@ type lzInst struct {
 	// the sandboxes go back to.
 	anchorK int
 	an      lzAnchor
-	// keys[o][j]: option o's key after anchorK+j+1 commits.
-	keys [64][]lzKey
+	// keys[o][j]: option o's key after anchorK+j+1 commits: kbuf[o], the
+	// instance's own, or a record's of reuse (read only).
+	keys, kbuf [64][]lzKey
 	// evAt: an event was taken at the yield after evAt commits.
 	evAt int
 }
@@ -377,10 +378,17 @@ func (r *runner) lzRestore(c *ctx, lz *lzInst) {
 func (r *runner) lzSandbox(c *ctx, lz *lzInst) {
 	live := r.lzLive[lz.region]
 	if bits.OnesCount64(live) < 2 {
+		for l := live; l != 0; l &= l - 1 {
+			lz.keys[bits.TrailingZeros64(l)] = nil // one option: nothing to tell apart
+		}
 		return
 	}
-	if r.reuse != nil && r.replaySandbox(lz, live) {
-		return
+	var rec sandRec
+	taken := false
+	if r.reuse != nil {
+		if rec, taken = r.takeSandbox(lz, live); taken && !lzVerifyReuse {
+			return
+		}
 	}
 	kg, cov := r.opt.KeepGoing, r.cov
 	r.opt.KeepGoing, r.cov = true, nil
@@ -391,18 +399,23 @@ func (r *runner) lzSandbox(c *ctx, lz *lzInst) {
 	r.lzClean, r.lzCleanList = 0, r.lzCleanList[:0]
 	for l := live; l != 0; l &= l - 1 {
 		o := bits.TrailingZeros64(l)
-		lz.keys[o] = r.lzSimulate(c, lz, o, kg, lz.keys[o][:0])
+		lz.kbuf[o] = r.lzSimulate(c, lz, o, kg, lz.kbuf[o][:0])
+		lz.keys[o] = lz.kbuf[o]
 		r.lzRestore(c, lz)
 	}
 	r.opt.KeepGoing, r.cov = kg, cov
 	if r.snaps != nil {
 		r.snaps.cov = r.snaps.cov[:ncov]
 	}
-	if r.reuse != nil {
-		r.recordSandbox(lz, live, nil)
-		if lzVerifyReuse {
-			r.lzCheckReuse(lz, live)
+	switch {
+	case taken:
+		// lzVerifyReuse: the record taken must be what the run finds.
+		if !r.reuse.sameKeys(lz, live, rec) {
+			internalf("lazy orders: a sandbox of a shared prefix found other keys than its record")
 		}
+		lzReuseChecked.Add(1)
+	case r.reuse != nil:
+		r.recordSandbox(lz, live)
 	}
 	lzSandboxes.Add(1)
 }
@@ -559,8 +572,10 @@ func (r *runner) lzOptions(c *ctx, base []Option) ([]Option, int) {
 	}
 	ext := r.lzExts[:0]
 	// The classes other than the representative's, each by its first
-	// option.
+	// option: by the committed set alone (a bit per set below 64) where
+	// the oracles reported nothing, the common case, else listed.
 	var firsts [64]int8
+	var sets uint64
 	nc := 0
 	for l := live; l != 0; l &= l - 1 {
 		o := bits.TrailingZeros64(l)
@@ -568,18 +583,25 @@ func (r *runner) lzOptions(c *ctx, base []Option) ([]Option, int) {
 		if k == rk {
 			continue
 		}
-		seen := false
-		for _, f := range firsts[:nc] {
-			if lz.keys[f][j] == k {
-				seen = true
-				break
+		if k.sig == 0 && k.mask < 64 {
+			if sets&(1<<k.mask) != 0 {
+				continue
 			}
+			sets |= 1 << k.mask
+		} else {
+			seen := false
+			for _, f := range firsts[:nc] {
+				if lz.keys[f][j] == k {
+					seen = true
+					break
+				}
+			}
+			if seen {
+				continue
+			}
+			firsts[nc] = int8(o)
+			nc++
 		}
-		if seen {
-			continue
-		}
-		firsts[nc] = int8(o)
-		nc++
 		if k.sig&lzStopped == 0 && canEvent {
 			for x := 1; x < nb; x++ {
 				ext = append(ext, lzExt{rep: o, base: x})

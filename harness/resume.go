@@ -266,7 +266,7 @@ func (r *runner) takeSnap(cur int) {
 	p.steps = r.steps
 	p.nchecks, p.nsand = -1, -1
 	if r.reuse != nil {
-		p.nchecks, p.nsand = len(r.reuse.cur), len(r.reuse.sandCur)
+		p.nchecks, p.nsand = len(r.reuse.cur), r.reuse.sandNext
 	}
 	if r.lzN > 0 {
 		internalf("snap: taken inside an instance of a pending region")
@@ -332,11 +332,10 @@ func (r *runner) restoreSnap(p *snap) {
 			internalf("resume: a snap with %d check records, %d in the previous run", p.nchecks, len(u.prev))
 		}
 		u.cur = append(u.cur[:0], u.prev[:p.nchecks]...)
-		if p.nsand < 0 || p.nsand > len(u.sandPrev) {
-			internalf("resume: a snap with %d sandbox records, %d in the previous run", p.nsand, len(u.sandPrev))
+		if p.nsand < 0 || p.nsand > len(u.sand) {
+			internalf("resume: a snap after %d sandboxes, %d kept of the shared prefix", p.nsand, len(u.sand))
 		}
-		u.sandCur = append(u.sandCur[:0], u.sandPrev[:p.nsand]...)
-		u.keysCur = append(u.keysCur[:0], u.keysPrev[:u.keysEnd(p.nsand)]...)
+		u.sandNext = p.nsand
 	}
 	for _, x := range p.pend {
 		if snapDrop == "pending" {

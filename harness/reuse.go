@@ -42,26 +42,29 @@ type reuse struct {
 	// prevRes is the previous run's result, which the records of prev
 	// index.
 	prevRes *Result
-	// The lazy engine's sandboxes (lazy.go), the same way: each one's live
-	// options and keys (flat, option by option, in keys*).
-	sandPrev, sandCur []sandRec
-	keysPrev, keysCur []lzKey
+	// The lazy engine's sandboxes (lazy.go): each one's live options and
+	// keys, in run order. Unlike the checks' records they are kept across
+	// runs: startRun keeps those made before the choice point next()
+	// changed, which the run then takes in order (sandNext) instead of
+	// running them, and the run appends its own after them.
+	sand     []sandRec
+	keys     []lzKey
+	sandNext int
 }
 
 // sandRec is what one sandbox found: for each option of live, n keys,
-// from keys[off] on.
+// from keys[off] on; points is the run's choice points when it ran.
 type sandRec struct {
-	live   uint64
-	off, n int32
+	live           uint64
+	off, n, points int32
 }
 
-// keysEnd is where the keys of the first n sandbox records of the
-// previous run end.
+// keysEnd is where the keys of the first n sandbox records end.
 func (u *reuse) keysEnd(n int) int {
 	if n == 0 {
 		return 0
 	}
-	s := u.sandPrev[n-1]
+	s := u.sand[n-1]
 	return int(s.off) + int(s.n)*bits.OnesCount64(s.live)
 }
 
@@ -70,13 +73,16 @@ func (u *reuse) keysEnd(n int) int {
 // prev is the previous run's result.
 func (u *reuse) startRun(until int, prev *Result) {
 	u.prev, u.cur = u.cur, u.prev[:0]
-	u.sandPrev, u.sandCur = u.sandCur, u.sandPrev[:0]
-	u.keysPrev, u.keysCur = u.keysCur, u.keysPrev[:0]
 	u.until = until
 	u.prevRes = prev
 	if prev == nil {
 		u.until = -1
 	}
+	n := len(u.sand)
+	for n > 0 && int(u.sand[n-1].points) > u.until {
+		n--
+	}
+	u.sand, u.keys, u.sandNext = u.sand[:n], u.keys[:u.keysEnd(n)], 0
 }
 
 // checkInPlaceOnce runs the in-place check, or applies the previous run's
@@ -164,68 +170,57 @@ func (r *runner) recordCheck(n [3]int) {
 	})
 }
 
-// replaySandbox gives lz the keys the previous run's sandbox at the same
-// place found, if the run is still the previous run; it reports whether
-// it did. Otherwise the caller runs the sandbox and records it.
-func (r *runner) replaySandbox(lz *lzInst, live uint64) bool {
+// takeSandbox gives lz the keys a sandbox at this place of the shared
+// prefix found (a run before this one), if there is one: the next record.
+// The keys are the record's, read only.
+func (r *runner) takeSandbox(lz *lzInst, live uint64) (sandRec, bool) {
 	u := r.reuse
-	k := len(u.sandCur)
-	if r.points > u.until || k >= len(u.sandPrev) {
-		return false
+	k := u.sandNext
+	if k >= len(u.sand) {
+		return sandRec{}, false
 	}
-	rec := u.sandPrev[k]
-	if rec.live != live || int(rec.n) != len(lz.buf)-lz.anchorK {
-		internalf("lazy orders: sandbox %d of a shared prefix has options %#x and %d keys, %#x and %d before", k, live, len(lz.buf)-lz.anchorK, rec.live, rec.n)
+	rec := u.sand[k]
+	if int(rec.points) != r.points || rec.live != live || int(rec.n) != len(lz.buf)-lz.anchorK {
+		internalf("lazy orders: sandbox %d of a shared prefix has options %#x and %d keys at choice point %d, %#x and %d at %d before",
+			k, live, len(lz.buf)-lz.anchorK, r.points, rec.live, rec.n, rec.points)
 	}
+	u.sandNext++
 	off := int(rec.off)
-	keys := u.keysPrev[off : off+int(rec.n)*bits.OnesCount64(live)]
-	if lzVerifyReuse {
-		return false // lzSandbox runs it and compares (lzCheckReuse)
-	}
-	r.recordSandbox(lz, live, keys)
 	for l := live; l != 0; l &= l - 1 {
 		o := bits.TrailingZeros64(l)
-		lz.keys[o] = append(lz.keys[o][:0], u.keysPrev[off:off+int(rec.n)]...)
+		lz.keys[o] = u.keys[off : off+int(rec.n) : off+int(rec.n)]
 		off += int(rec.n)
 	}
-	return true
+	return rec, true
 }
 
-// recordSandbox records the keys of a sandbox (flat, option by option;
-// nil: lz's own).
-func (r *runner) recordSandbox(lz *lzInst, live uint64, keys []lzKey) {
+// recordSandbox records the keys lz's sandbox just found.
+func (r *runner) recordSandbox(lz *lzInst, live uint64) {
 	u := r.reuse
 	n := len(lz.buf) - lz.anchorK
-	u.sandCur = append(u.sandCur, sandRec{live: live, off: int32(len(u.keysCur)), n: int32(n)})
-	if keys != nil {
-		u.keysCur = append(u.keysCur, keys...)
-		return
-	}
+	u.sand = append(u.sand, sandRec{live: live, off: int32(len(u.keys)), n: int32(n), points: int32(r.points)})
 	for l := live; l != 0; l &= l - 1 {
-		u.keysCur = append(u.keysCur, lz.keys[bits.TrailingZeros64(l)]...)
+		u.keys = append(u.keys, lz.keys[bits.TrailingZeros64(l)]...)
 	}
+	u.sandNext++
 }
 
-// lzVerifyReuse, in tests, runs every sandbox the previous run's record
-// would have given and compares its keys with the record's
-// (lzCheckReuse); lzReuseChecked counts those compared.
+// lzVerifyReuse, in tests, runs every sandbox whose record a run takes
+// over and compares the keys (lzSandbox); lzReuseChecked counts them.
 var (
 	lzVerifyReuse  bool
 	lzReuseChecked atomic.Int64
 )
 
-// lzCheckReuse compares the keys the sandbox just found with the
-// previous run's record of it, if the run is still the previous run.
-func (r *runner) lzCheckReuse(lz *lzInst, live uint64) {
-	u := r.reuse
-	k := len(u.sandCur) - 1
-	if r.points > u.until || k >= len(u.sandPrev) {
-		return
+// sameKeys reports whether lz's keys for live are rec's.
+func (u *reuse) sameKeys(lz *lzInst, live uint64, rec sandRec) bool {
+	off := int(rec.off)
+	for l := live; l != 0; l &= l - 1 {
+		o := bits.TrailingZeros64(l)
+		if !slices.Equal(lz.keys[o], u.keys[off:off+int(rec.n)]) {
+			return false
+		}
+		off += int(rec.n)
 	}
-	rec, got := u.sandPrev[k], u.sandCur[k]
-	n := int(rec.n) * bits.OnesCount64(rec.live)
-	if rec.live != got.live || rec.n != got.n || !slices.Equal(u.keysPrev[rec.off:int(rec.off)+n], u.keysCur[got.off:int(got.off)+n]) {
-		internalf("lazy orders: sandbox %d of a shared prefix found other keys than the previous run's", k)
-	}
-	lzReuseChecked.Add(1)
+	return true
 }
