@@ -74,11 +74,20 @@ type lzInst struct {
 	// the sandboxes go back to.
 	anchorK int
 	an      lzAnchor
-	// keys[o][j]: option o's key after anchorK+j+1 commits: kbuf[o], the
-	// instance's own, or a record's of reuse (read only).
-	keys, kbuf [64][]lzKey
+	// The keys the sandbox found since the anchor: for each option of
+	// klive in order, kn keys (key: option o's after anchorK+j+1
+	// commits), flat: the instance's own (kown) or a record's of reuse
+	// (read only); kn is 0 when one option was live.
+	klive      uint64
+	kn         int
+	keys, kown []lzKey
 	// evAt: an event was taken at the yield after evAt commits.
 	evAt int
+	// clean and cleanList are the committed sets whose in-place check the
+	// sandbox found clean since the anchor (lzCheck): a bit per set below
+	// 64, the others listed.
+	clean     uint64
+	cleanList []uint64
 }
 
 // lzAnchor is what a commit and an in-place check can change, saved.
@@ -377,11 +386,10 @@ func (r *runner) lzRestore(c *ctx, lz *lzInst) {
 // bookkeeping and the in-place checks, and puts the anchor back.
 func (r *runner) lzSandbox(c *ctx, lz *lzInst) {
 	live := r.lzLive[lz.region]
+	lz.clean, lz.cleanList = 0, lz.cleanList[:0]
+	lz.klive, lz.kn, lz.keys = live, 0, nil
 	if bits.OnesCount64(live) < 2 {
-		for l := live; l != 0; l &= l - 1 {
-			lz.keys[bits.TrailingZeros64(l)] = nil // one option: nothing to tell apart
-		}
-		return
+		return // one option: nothing to tell apart
 	}
 	var rec sandRec
 	taken := false
@@ -396,13 +404,12 @@ func (r *runner) lzSandbox(c *ctx, lz *lzInst) {
 	if r.snaps != nil {
 		ncov = len(r.snaps.cov)
 	}
-	r.lzClean, r.lzCleanList = 0, r.lzCleanList[:0]
+	lz.kown = lz.kown[:0]
 	for l := live; l != 0; l &= l - 1 {
-		o := bits.TrailingZeros64(l)
-		lz.kbuf[o] = r.lzSimulate(c, lz, o, kg, lz.kbuf[o][:0])
-		lz.keys[o] = lz.kbuf[o]
+		lz.kown = r.lzSimulate(c, lz, bits.TrailingZeros64(l), kg, lz.kown)
 		r.lzRestore(c, lz)
 	}
+	lz.keys, lz.kn = lz.kown, len(lz.buf)-lz.anchorK
 	r.opt.KeepGoing, r.cov = kg, cov
 	if r.snaps != nil {
 		r.snaps.cov = r.snaps.cov[:ncov]
@@ -458,7 +465,7 @@ func (r *runner) lzSimulate(c *ctx, lz *lzInst, o int, keepGoing bool, out []lzK
 			c.lastSite = st.site
 			if !r.opt.NoOracles && r.checked != r.ver {
 				r.checked = r.ver
-				r.lzCheck(c, st.site, mask)
+				r.lzCheck(c, lz, st.site, mask)
 			}
 			sig = r.lzSig(sig, &nv, &nk, &nd)
 			if nv > lz.an.nv && !keepGoing {
@@ -477,18 +484,12 @@ func (r *runner) lzSimulate(c *ctx, lz *lzInst, o int, keepGoing bool, out []lzK
 // lzOrderFree), so a check that reported nothing, with no callback record
 // nor WARN pending (the first check after the anchor judges those), is
 // one every other option passing through the same set would make: it is
-// not made again (lzClean, lzCleanList: the sets found clean in this
-// sandbox). Nearly all are clean: on peer-spin K=3 52 of 3.8 million.
-func (r *runner) lzCheck(c *ctx, s fgraph.Site, mask uint64) {
+// not made again (lzInst.clean: the sets found clean since the anchor).
+// Nearly all are clean: on peer-spin K=3 52 of 3.8 million.
+func (r *runner) lzCheck(c *ctx, lz *lzInst, s fgraph.Site, mask uint64) {
 	idle := r.logSeen == len(r.m.Log) && r.warnSeen == len(r.m.Warnings)
-	if idle {
-		if mask < 64 {
-			if r.lzClean&(1<<mask) != 0 {
-				return
-			}
-		} else if slices.Contains(r.lzCleanList, mask) {
-			return
-		}
+	if idle && lz.isClean(mask) {
+		return
 	}
 	// Clean is no violate call at all: a repeated detection of a known
 	// finding adds nothing to the run's lists, but on a path that had not
@@ -499,10 +500,33 @@ func (r *runner) lzCheck(c *ctx, s fgraph.Site, mask uint64) {
 		return
 	}
 	if mask < 64 {
-		r.lzClean |= 1 << mask
+		lz.clean |= 1 << mask
 	} else {
-		r.lzCleanList = append(r.lzCleanList, mask)
+		lz.cleanList = append(lz.cleanList, mask)
 	}
+}
+
+// isClean reports whether the set mask was found clean since the anchor.
+func (lz *lzInst) isClean(mask uint64) bool {
+	if mask < 64 {
+		return lz.clean&(1<<mask) != 0
+	}
+	return slices.Contains(lz.cleanList, mask)
+}
+
+// lzCleanHere reports whether the in-place check at this yield of c's
+// pending instance, after the representative's k commits, is one its
+// sandbox found clean: the same set, nothing pending (lzCheck).
+func (r *runner) lzCleanHere(c *ctx) bool {
+	lz := c.lz
+	if !r.lzActive(lz) || lz.k <= lz.anchorK || r.logSeen != len(r.m.Log) || r.warnSeen != len(r.m.Warnings) {
+		return false
+	}
+	var mask uint64
+	for _, j := range lz.ords[lz.rep][:lz.k] {
+		mask |= 1 << j
+	}
+	return lz.isClean(mask)
 }
 
 // lzSig folds into sig what the oracles reported since the marks: the new
@@ -556,7 +580,7 @@ func (r *runner) lzOptions(c *ctx, base []Option) ([]Option, int) {
 		return base, nb // no event here: nothing to tell apart
 	}
 	j := lz.k - lz.anchorK - 1
-	rk := lz.keys[lz.rep][j]
+	rk := lz.key(lz.rep, j)
 	// Narrowing a region that has not paid to a class (which then has no
 	// program order) spends an order: one of R and of C, and the event it
 	// takes one more of C. A region still pending without having paid
@@ -579,7 +603,7 @@ func (r *runner) lzOptions(c *ctx, base []Option) ([]Option, int) {
 	nc := 0
 	for l := live; l != 0; l &= l - 1 {
 		o := bits.TrailingZeros64(l)
-		k := lz.keys[o][j]
+		k := lz.key(o, j)
 		if k == rk {
 			continue
 		}
@@ -591,7 +615,7 @@ func (r *runner) lzOptions(c *ctx, base []Option) ([]Option, int) {
 		} else {
 			seen := false
 			for _, f := range firsts[:nc] {
-				if lz.keys[f][j] == k {
+				if lz.key(int(f), j) == k {
 					seen = true
 					break
 				}
@@ -631,14 +655,19 @@ func (r *runner) lzOptions(c *ctx, base []Option) ([]Option, int) {
 	return opts, nb
 }
 
+// key is option o's key after anchorK+j+1 commits.
+func (lz *lzInst) key(o, j int) lzKey {
+	return lz.keys[bits.OnesCount64(lz.klive&(1<<o-1))*lz.kn+j]
+}
+
 // lzClass is the set of live options whose key at lz's yield equals
 // option o's.
 func (r *runner) lzClass(lz *lzInst, o int) uint64 {
 	j := lz.k - lz.anchorK - 1
-	k := lz.keys[o][j]
+	k := lz.key(o, j)
 	var out uint64
 	for l := r.lzLive[lz.region]; l != 0; l &= l - 1 {
-		if x := bits.TrailingZeros64(l); lz.keys[x][j] == k {
+		if x := bits.TrailingZeros64(l); lz.key(x, j) == k {
 			out |= 1 << x
 		}
 	}
@@ -691,13 +720,10 @@ func (r *runner) lzNarrow(c *ctx, o int) {
 		c.occ[st.site]++
 		c.lastSite = st.site
 		c.nyield++
+		lz.k = j + 1
 		if !r.opt.NoOracles && r.checked != r.ver {
 			r.checked = r.ver
-			if r.reuse != nil {
-				r.checkInPlaceOnce(c, st.site)
-			} else {
-				r.checkInPlace(c, st.site)
-			}
+			r.checkYield(c, st.site)
 		}
 		if r.stopped {
 			return

@@ -53,9 +53,10 @@ type reuse struct {
 }
 
 // sandRec is what one sandbox found: for each option of live, n keys,
-// from keys[off] on; points is the run's choice points when it ran.
+// from keys[off] on, and the committed sets below 64 whose in-place check
+// it found clean; points is the run's choice points when it ran.
 type sandRec struct {
-	live           uint64
+	live, clean    uint64
 	off, n, points int32
 }
 
@@ -185,12 +186,9 @@ func (r *runner) takeSandbox(lz *lzInst, live uint64) (sandRec, bool) {
 			k, live, len(lz.buf)-lz.anchorK, r.points, rec.live, rec.n, rec.points)
 	}
 	u.sandNext++
-	off := int(rec.off)
-	for l := live; l != 0; l &= l - 1 {
-		o := bits.TrailingZeros64(l)
-		lz.keys[o] = u.keys[off : off+int(rec.n) : off+int(rec.n)]
-		off += int(rec.n)
-	}
+	lz.clean = rec.clean
+	end := int(rec.off) + int(rec.n)*bits.OnesCount64(live)
+	lz.keys, lz.kn = u.keys[rec.off:end:end], int(rec.n)
 	return rec, true
 }
 
@@ -198,10 +196,8 @@ func (r *runner) takeSandbox(lz *lzInst, live uint64) (sandRec, bool) {
 func (r *runner) recordSandbox(lz *lzInst, live uint64) {
 	u := r.reuse
 	n := len(lz.buf) - lz.anchorK
-	u.sand = append(u.sand, sandRec{live: live, off: int32(len(u.keys)), n: int32(n), points: int32(r.points)})
-	for l := live; l != 0; l &= l - 1 {
-		u.keys = append(u.keys, lz.keys[bits.TrailingZeros64(l)]...)
-	}
+	u.sand = append(u.sand, sandRec{live: live, clean: lz.clean, off: int32(len(u.keys)), n: int32(n), points: int32(r.points)})
+	u.keys = append(u.keys, lz.keys...)
 	u.sandNext++
 }
 
@@ -214,13 +210,6 @@ var (
 
 // sameKeys reports whether lz's keys for live are rec's.
 func (u *reuse) sameKeys(lz *lzInst, live uint64, rec sandRec) bool {
-	off := int(rec.off)
-	for l := live; l != 0; l &= l - 1 {
-		o := bits.TrailingZeros64(l)
-		if !slices.Equal(lz.keys[o], u.keys[off:off+int(rec.n)]) {
-			return false
-		}
-		off += int(rec.n)
-	}
-	return true
+	end := int(rec.off) + int(rec.n)*bits.OnesCount64(live)
+	return slices.Equal(lz.keys, u.keys[rec.off:end])
 }

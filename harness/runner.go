@@ -294,10 +294,6 @@ type runner struct {
 	// instance shape and alias mode (lzOrders).
 	lzOrdCache map[string][][]int
 	lzKeyBuf   []byte
-	// lzClean and lzCleanList are the committed sets a sandbox found
-	// clean (lzCheck): a bit per set below 64, the others listed.
-	lzClean     uint64
-	lzCleanList []uint64
 	// violations counts violate's calls (lzCheck: a check that made none
 	// is clean).
 	violations int
@@ -1202,16 +1198,28 @@ func (r *runner) yield(c *ctx, s fgraph.Site, commit bool) {
 	c.lastSite = s
 	if !r.opt.NoOracles && r.checked != r.ver {
 		r.checked = r.ver
-		if r.reuse != nil {
-			r.checkInPlaceOnce(c, s)
-		} else {
-			r.checkInPlace(c, s)
-		}
+		r.checkYield(c, s)
 		if r.stopped {
 			return
 		}
 	}
 	r.choose(c, s, true)
+}
+
+// checkYield runs the in-place checks of a yield point (reusing the
+// previous run's over a shared prefix, reuse.go), or, inside a pending
+// instance, records as clean one its sandbox found clean (lazy.go).
+func (r *runner) checkYield(c *ctx, s fgraph.Site) {
+	switch {
+	case c.lz != nil && r.lzCleanHere(c):
+		if r.reuse != nil && !r.replayCheck() {
+			r.recordCheck(r.marks())
+		}
+	case r.reuse != nil:
+		r.checkInPlaceOnce(c, s)
+	default:
+		r.checkInPlace(c, s)
+	}
 }
 
 // choose offers the options of a yield point to the chooser.

@@ -242,13 +242,11 @@ func (r *runner) appendInst(dst []uint64, lz *lzInst) []uint64 {
 		dst = append(dst, uint64(a.resvV.addr), uint64(a.resvV.val), boolU(a.resvV.raised))
 	}
 	j := lz.k - lz.anchorK - 1
-	for l := r.lzLive[lz.region]; l != 0 && j >= 0; l &= l - 1 {
+	for l := r.lzLive[lz.region]; l != 0 && j >= 0 && lz.kn > 0; l &= l - 1 {
 		o := bits.TrailingZeros64(l)
-		if len(lz.keys[o]) == 0 {
-			continue // one live option: no sandbox
-		}
 		dst = append(dst, uint64(o))
-		for _, k := range lz.keys[o][j:] {
+		for x := j; x < lz.kn; x++ {
+			k := lz.key(o, x)
 			dst = append(dst, k.mask, k.sig)
 		}
 	}
