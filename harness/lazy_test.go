@@ -93,6 +93,28 @@ func checkReplays(t *testing.T, sc *Scenario, res *Result) {
 	}
 }
 
+// TestLazyWithoutCache: the lazy engine needs no state cache (explore
+// --orders lazy where the cache is off, E > 1): its weighted counts are
+// the plain DFS's.
+func TestLazyWithoutCache(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores peer-spin and std at C=1 twice without the cache")
+	}
+	keep := RunOptions{KeepGoing: true}
+	std := Standard(fgraph.Latest)
+	std.Bound.C = 1
+	for _, sc := range []*Scenario{PeerSpin(fgraph.Latest), std} {
+		plain, _ := lazyView(t, sc, ExploreOptions{RunOptions: keep})
+		lazy, ls := lazyView(t, sc, ExploreOptions{LazyOrders: true, RunOptions: keep})
+		if plain != lazy {
+			t.Errorf("%s: lazy orders without the cache differ from the plain DFS:\nplain:\n%s\nlazy:\n%s", sc.Name, plain, lazy)
+		}
+		if ls.Executed >= ls.Runs {
+			t.Errorf("%s: %d runs for %d schedules: a lazy run stands for more than one", sc.Name, ls.Executed, ls.Runs)
+		}
+	}
+}
+
 // TestLazyFirstKill: stopped at the first violation under kbuild, the
 // lazy engine kills every non-control mutant the eager one kills at the
 // std bound, with a schedule that replays.

@@ -21,7 +21,7 @@ const exploreUsage = `fgcheck explore [--variant latest|v6.11|seed] [--scenario 
        [--alias] [--stores-only] [--strict] [--workers N] [--shard i/n] [--max-runs N]
        [--time DURATION] [--checkpoint FILE] [--keep-going] [--out DIR] [--max-files N]
        [--json] [--coverage] [--progress auto|on|off] [--cache|--exact] [--cache-entries N] [--cache-exact]
-       [--lazy-orders]
+       [--orders auto|lazy|eager]
 
 Explores every schedule of the scenario within its bound and prints a
 summary. Every schedule is judged under two compiler models, and the
@@ -42,10 +42,12 @@ stops at once (a schedule cut short is run again on resume), saves the
 --checkpoint and prints the partial totals (exit 130 or 143; a second
 signal quits at once). With --checkpoint, running the same command again
 resumes where the last one stopped and ends with the same totals as one
-uninterrupted run. --lazy-orders chooses region orders lazily: a run stands
+uninterrupted run. --orders lazy chooses region orders lazily: a run stands
 for every order its events and the oracles cannot tell apart (the same
-counts and verdicts, far fewer schedules run where orders dominate, as on
-peer-spin; docs/lazy-orders.md).`
+counts and verdicts, far fewer schedules run where orders dominate);
+auto, the default, does so when the bound has no cap on choices (C=0, as
+peer-spin), where every order would multiply the whole interrupt space
+(docs/lazy-orders.md).`
 
 func runExplore(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("explore", stderr, exploreUsage)
@@ -61,7 +63,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	exact := fs.Bool("exact", false, "run every schedule (the plain DFS, no state cache): the pinned counts, coverage counts of every schedule, OnRun for each")
 	cacheEntries := fs.Int("cache-entries", harness.DefaultCacheEntries, "at most `N` states of subtrees in the state cache, and as many of run tails in a second table, which the workers share (64 bytes each)")
 	cacheExact := fs.Bool("cache-exact", false, "with --cache, store whole state encodings instead of two 64-bit hashes (no collision risk, more memory)")
-	lazy := fs.Bool("lazy-orders", false, "choose region orders lazily: one run stands for every order its events and the oracles cannot tell apart, counted as that many schedules (the same counts and verdicts; a failing run is run again with one of its orders and saved as that schedule); not with --exact nor on a compiled tree, which has no region orders")
+	orders := fs.String("orders", "auto", "how region orders are chosen: `lazy` (one run stands for every order its events and the oracles cannot tell apart, counted as that many schedules: the same counts and verdicts; a failing run is run again with one of its orders and saved as that schedule), eager (each order its own subtree), or auto: lazy where the bound has no cap on choices (C=0) on the port with the state cache, eager elsewhere")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
@@ -75,8 +77,13 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		return misuse(stderr, "explore", "--cache and --exact: choose one")
 	}
 	useCache := !*exact
-	if *lazy && *exact {
-		return misuse(stderr, "explore", "--lazy-orders and --exact: --exact runs every schedule, --lazy-orders one run for many")
+	switch *orders {
+	case "auto", "lazy", "eager":
+	default:
+		return misuse(stderr, "explore", "--orders %q: want auto, lazy or eager", *orders)
+	}
+	if *orders == "lazy" && *exact {
+		return misuse(stderr, "explore", "--orders lazy and --exact: --exact runs every schedule, lazy orders one run for many")
 	}
 	if *cacheEntries < 1 {
 		return misuse(stderr, "explore", "--cache-entries %d: want 1 or more", *cacheEntries)
@@ -95,9 +102,10 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return misuse(stderr, "explore", "%v", err)
 	}
-	if *lazy && sc.Target != nil {
-		return misuse(stderr, "explore", "--lazy-orders: a compiled tree (--kernel) commits its stores in the order GCC chose; it has no region orders to choose")
+	if *orders == "lazy" && sc.Target != nil {
+		return misuse(stderr, "explore", "--orders lazy: a compiled tree (--kernel) commits its stores in the order GCC chose; it has no region orders to choose")
 	}
+	lazy := *orders == "lazy" || *orders == "auto" && lazyAuto(sc, useCache)
 
 	argv := append([]string{"explore"}, args...)
 	var cf *checkpointFile
@@ -110,7 +118,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	if *ckpt != "" {
 		text := scenarioText(sc)
 		want := &checkpointFile{Tool: version, Scenario: text, Strict: hf.strict,
-			Command: commandLine(argv), Fingerprint: fingerprint(text, hf.strict, si, sn, *lazy)}
+			Command: commandLine(argv), Fingerprint: fingerprint(text, hf.strict, si, sn, lazy)}
 		old, err := loadCheckpoint(*ckpt, want)
 		if err != nil {
 			return misuse(stderr, "explore", "%v", err)
@@ -130,7 +138,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	if ok, _ := harness.Cacheable(sc); useCache && ok {
 		engine += " with a visited-state cache"
 	}
-	if *lazy {
+	if lazy {
 		engine += " and lazy region orders"
 	}
 	if sn > 0 {
@@ -138,7 +146,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	}
 	h := &hunt{cmd: "explore", found: storyCommand("explore", fs), engine: engine, kind: "exhaustive DFS", sc: sc,
 		strict: hf.strict, out: hf.out, maxFiles: hf.maxFiles, stderr: stderr, start: time.Now()}
-	o := &outcome{cmd: "explore", sc: sc, h: h, workers: workers, engine: engine, lazy: *lazy,
+	o := &outcome{cmd: "explore", sc: sc, h: h, workers: workers, engine: engine, lazy: lazy,
 		std: sf.scenario == "std", sharded: sn > 1, coverage: hf.coverage, resumed: -1}
 	if sn > 0 {
 		o.shard = fmt.Sprintf("%d/%d", si, sn)
@@ -156,7 +164,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		Cache:        useCache,
 		CacheEntries: *cacheEntries,
 		CacheExact:   *cacheExact,
-		LazyOrders:   *lazy,
+		LazyOrders:   lazy,
 	}
 	var saveErr error
 	if cf != nil {
@@ -207,4 +215,18 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fgcheck explore: state saved in %s after %d schedules: run the same command again to resume\n", *ckpt, sum.Runs)
 	}
 	return code
+}
+
+// lazyAuto is --orders auto: lazy region orders where the bound has no cap
+// on choices, on the port with the state cache. Without a cap every order
+// multiplies the whole interrupt space, and lazy orders explore it once
+// for the orders no interrupt tells apart (peer-spin K=2: 6,998
+// schedules run instead of 43,426; std with no cap: 4.8 million instead of
+// 19.6 million); with one, an order spends a choice the interrupts would
+// take, the eager DFS runs about as many yields, and the lazy engine's
+// bookkeeping costs more than it saves (std C=3: 15 % slower;
+// docs/lazy-orders.md).
+func lazyAuto(sc *harness.Scenario, cache bool) bool {
+	ok, _ := harness.Cacheable(sc)
+	return cache && ok && sc.Target == nil && sc.Bound.R > 0 && sc.Bound.C == 0
 }

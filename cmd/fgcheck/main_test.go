@@ -102,6 +102,8 @@ func TestMisuse(t *testing.T) {
 		{"bound duplicate key", []string{"explore", "--bound", "K=1,K=2"}, "duplicate key K", "an override names a key once"},
 		{"bad shard", []string{"explore", "--shard", "2/2"}, "want i/n with 0 <= i < n", "shards count from 0"},
 		{"negative workers", []string{"explore", "--workers", "-1"}, "--workers -1", "0 means all cores; below is misuse"},
+		{"unknown orders", []string{"explore", "--orders", "random"}, `--orders "random": want auto, lazy or eager`, "three ways to choose region orders"},
+		{"lazy orders and exact", []string{"explore", "--orders", "lazy", "--exact"}, "--orders lazy and --exact", "--exact runs every schedule, a lazy run stands for many"},
 		{"stray argument", []string{"explore", "std"}, "\nfgcheck explore: unexpected argument \"std\"\n", "the scenario is a flag, not an argument; the command named once"},
 		{"random argument", []string{"random", "x"}, "\nfgcheck random: unexpected argument \"x\"\n", "random takes no argument"},
 		{"mutants argument", []string{"mutants", "x"}, "\nfgcheck mutants: unexpected argument \"x\"\n", "mutants takes no argument"},
@@ -191,6 +193,9 @@ func exploreJSON(t *testing.T, wantCode int, args ...string) jsonSummary {
 	// on the port, kbuild alone with --alias, compiled on a compiled target.
 	want := "variant mutant bound schedules violations known seconds first_violation complete stopped known_schedules shard target model verdict models" +
 		strings.Repeat(" name schedules violations known_schedules", len(js.Models)) + " known_verdicts known_by readers"
+	if js.Orders != "" {
+		want += " orders" // explore's
+	}
 	// The state cache's object last, where explore used it (the default)
 	// or says why not.
 	g := strings.Join(got, " ")
@@ -258,6 +263,59 @@ func TestExplorePeerSpinComplete(t *testing.T) {
 	two := exploreJSON(t, exitClean, "explore", "--scenario", "peer-spin", "--shard", "1/2")
 	if one.Schedules+two.Schedules != js.Schedules {
 		t.Errorf("shards 0/2 and 1/2 explored %d + %d schedules, the whole space %d", one.Schedules, two.Schedules, js.Schedules)
+	}
+}
+
+// TestExploreOrders: --orders auto chooses lazy region orders where the
+// bound has no cap (peer-spin) and eager ones where it has (std), says so
+// in the engine line and in JSON, and both ways give the same counts.
+func TestExploreOrders(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+		why  string
+	}{
+		{[]string{"--scenario", "peer-spin"}, "lazy", "no cap: every order would multiply the interrupt space"},
+		{nil, "eager", "std's cap C=2: an order spends a choice the interrupts would take"},
+		{[]string{"--orders", "lazy"}, "lazy", "asked for"},
+		{[]string{"--scenario", "peer-spin", "--orders", "eager"}, "eager", "asked for"},
+		{[]string{"--scenario", "peer-spin", "--exact"}, "eager", "the plain DFS runs every schedule"},
+	} {
+		js := exploreJSON(t, exitClean, append([]string{"explore", "--max-runs", "2000"}, c.args...)...)
+		if js.Orders != c.want {
+			t.Errorf("%v: orders %q, want %q: %s", c.args, js.Orders, c.want, c.why)
+		}
+	}
+	_, text, _ := fgcheck(t, "explore", "--scenario", "peer-spin", "--max-runs", "10")
+	if !strings.Contains(text, "engine:      exhaustive DFS with a visited-state cache and lazy region orders\n") {
+		t.Errorf("the engine line does not say lazy region orders:\n%s", text)
+	}
+	lazy := exploreJSON(t, exitClean, "explore", "--orders", "lazy", "-C", "1")
+	eager := exploreJSON(t, exitClean, "explore", "--orders", "eager", "-C", "1")
+	if lazy.Schedules != eager.Schedules || !maps.Equal(lazy.KnownSchedules, eager.KnownSchedules) || lazy.Cache.Executed >= eager.Cache.Executed {
+		t.Errorf("std at C=1: lazy %d schedules %v (%d run), eager %d %v (%d run)", lazy.Schedules, lazy.KnownSchedules, lazy.Cache.Executed, eager.Schedules, eager.KnownSchedules, eager.Cache.Executed)
+	}
+}
+
+// TestExploreLazySavesReplayableFiles: the files of failing schedules that
+// lazy region orders found (peer-spin, a reordering mutant that only the
+// no-alias model kills, so the exploration goes to its end) are schedules
+// of the eager engine, each of which replays as it says.
+func TestExploreLazySavesReplayableFiles(t *testing.T) {
+	out := t.TempDir()
+	js := exploreJSON(t, exitViolation, "explore", "--scenario", "peer-spin", "--mutant", "M-push-barrier1", "--out", out, "--max-files", "3")
+	if js.Orders != "lazy" || js.Violations == 0 {
+		t.Fatalf("orders %q, %d violations: want lazy orders to kill M-push-barrier1 on peer-spin", js.Orders, js.Violations)
+	}
+	ents, err := os.ReadDir(out)
+	if err != nil || len(ents) == 0 {
+		t.Fatalf("out dir holds %v (err %v), want the failing schedules", ents, err)
+	}
+	for _, e := range ents {
+		path := filepath.Join(out, e.Name())
+		if code, stdout, stderr := fgcheck(t, "replay", path); code != exitClean || !strings.Contains(stdout, "as expected") {
+			t.Errorf("replay %s exited %d, want 0 and \"as expected\"\nstdout: %s\nstderr: %s", path, code, stdout, stderr)
+		}
 	}
 }
 

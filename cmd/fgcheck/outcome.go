@@ -28,7 +28,7 @@ type outcome struct {
 	seconds  float64
 	workers  int
 	engine   string
-	lazy     bool // explore --lazy-orders
+	lazy     bool // explore's region orders are lazy (--orders)
 	std      bool // the std scenario: coverage is a requirement
 	sharded  bool
 	shard    string // "i/n" when sharded
@@ -149,13 +149,14 @@ type jsonSummary struct {
 	KnownBy map[string][]string `json:"known_by"`
 	// Readers are the readers that judged the run (harness/readers.go).
 	Readers string `json:"readers"`
+	// Orders is how explore chose the region orders: "lazy" or "eager"
+	// (--orders; absent for random).
+	Orders string `json:"orders,omitempty"`
 	// Resumed is the schedule count a --checkpoint resumed from (absent
 	// when the run did not resume).
 	Resumed *int64 `json:"resumed,omitempty"`
 	// Cache is what explore --cache's state cache did (absent without it).
 	Cache *jsonCache `json:"cache,omitempty"`
-	// LazyOrders: explore --lazy-orders chose the region orders lazily.
-	LazyOrders bool `json:"lazy_orders,omitempty"`
 }
 
 // jsonModel is an exploration's counts under one compiler model.
@@ -240,7 +241,12 @@ func (o *outcome) writeJSON(w io.Writer) {
 	} else if o.sum.CacheOff != "" {
 		js.Cache = &jsonCache{Executed: o.sum.Executed, Off: o.sum.CacheOff}
 	}
-	js.LazyOrders = o.lazy
+	if o.cmd == "explore" {
+		js.Orders = "eager"
+		if o.lazy {
+			js.Orders = "lazy"
+		}
+	}
 	if first, text := o.first(); first != nil {
 		v := first.Violations[0]
 		js.FirstViolation = &jsonViolation{Oracle: v.Oracle, Message: violationMessage(v), Schedule: string(text)}
