@@ -767,19 +767,21 @@ func (r *runner) lzCredit(lz *lzInst, level int) {
 
 // lzAfterYield is called after the yield that follows the k-th commit of
 // c's pending instance lz: after an event there it moves the anchor past
-// it and runs the sandboxes again (a nested instance may have narrowed the
-// region meanwhile). It returns the order to go on with.
-func (r *runner) lzAfterYield(c *ctx, lz *lzInst) []int {
+// it and runs the sandboxes again. It returns the option the instance
+// goes on in (lz.rep), which the yield may have changed: it narrowed the
+// region to another class (lzNarrow), or a nested instance of the region,
+// inside an event there, did.
+func (r *runner) lzAfterYield(c *ctx, lz *lzInst) int {
 	if !r.lzActive(lz) {
 		if lz.rep != 0 {
 			internalf("lazy orders: %s left pending while committed in option %d", lz.region, lz.rep)
 		}
-		return lz.ords[0]
+		return 0
 	}
 	if rep := bits.TrailingZeros64(r.lzLive[lz.region]); rep != lz.rep {
-		// A nested instance switched the region: every live option has
-		// committed the same stores here (the event narrowed the region to
-		// one class), so the rest is the new representative's.
+		// Every live option has committed the same stores here (the event
+		// narrowed the region to one class), so the rest is the new
+		// representative's.
 		var a, b uint64
 		for _, j := range lz.ords[rep][:lz.k] {
 			a |= 1 << j
@@ -796,7 +798,7 @@ func (r *runner) lzAfterYield(c *ctx, lz *lzInst) []int {
 		r.lzAnchorAt(c, lz)
 		r.lzSandbox(c, lz)
 	}
-	return lz.ords[lz.rep]
+	return lz.rep
 }
 
 // lzSplittable reports whether a pending region stands for more than one

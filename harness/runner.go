@@ -1151,21 +1151,21 @@ func (r *runner) commit(c *ctx) {
 		if r.stopped {
 			return
 		}
+		rep := -1
 		if lz != nil {
-			lz.k = k + 1
+			lz.k, rep = k+1, lz.rep
 		}
 		r.yield(c, st.site, true)
 		if r.stopped {
 			return
 		}
-		if lz != nil {
-			if o := r.lzAfterYield(c, lz); &o[0] != &order[0] {
-				// Another option's order from here on (lazy.go).
-				order = o
-				rest = rest[:k+1]
-				for _, j := range order[k+1:] {
-					rest = append(rest, buf[j])
-				}
+		if lz != nil && r.lzAfterYield(c, lz) != rep {
+			// Another option's order from here on (lazy.go): the yield
+			// narrowed the region to another class, or an event there did.
+			order = lz.ords[lz.rep]
+			rest = rest[:k+1]
+			for _, j := range order[k+1:] {
+				rest = append(rest, buf[j])
 			}
 		}
 	}
