@@ -258,26 +258,7 @@ func (r *runner) fixOrder(c *ctx, region fgraph.Site, buf []pending, o Option) (
 // the alias option, which are words or task fields), so it is computed once
 // per such shape and reused by every later run.
 func (r *runner) orderOptions(buf []pending) []Option {
-	key := r.sigBuf[:0]
-	for i, st := range buf {
-		same := byte(i)
-		for j := 0; j < i; j++ {
-			if buf[j].addr == st.addr {
-				same = byte(j)
-				break
-			}
-		}
-		var class byte
-		if r.sc.Alias {
-			w, f := r.classify(st.addr)
-			if w {
-				class = 1
-			} else if f {
-				class = 2
-			}
-		}
-		key = append(key, byte(st.site), byte(st.site>>8), byte(st.kind), same, class)
-	}
+	key := r.appendShape(r.sigBuf[:0], buf, r.sc.Alias)
 	r.sigBuf = key
 	if opts, ok := r.extCache[string(key)]; ok {
 		return opts
@@ -304,6 +285,32 @@ func (r *runner) orderOptions(buf []pending) []Option {
 	}
 	r.extCache[string(key)] = opts
 	return opts
+}
+
+// appendShape appends to dst the shape of a region instance buf, which is
+// all its commit orders depend on: each store's site and kind, the first
+// store to the same address, and, with classes, whether it is a
+// shadow-stack word or a task field (kbuild's constraints read that).
+func (r *runner) appendShape(dst []byte, buf []pending, classes bool) []byte {
+	for i, st := range buf {
+		same := byte(i)
+		for j := 0; j < i; j++ {
+			if buf[j].addr == st.addr {
+				same = byte(j)
+				break
+			}
+		}
+		var class byte
+		if classes {
+			if w, f := r.classify(st.addr); w {
+				class = 1
+			} else if f {
+				class = 2
+			}
+		}
+		dst = append(dst, byte(st.site), byte(st.site>>8), byte(st.kind), same, class)
+	}
+	return dst
 }
 
 // identity returns 0..n-1 from a shared slice (callers only read it).

@@ -203,22 +203,7 @@ func (r *runner) lzStart(c *ctx, buf []pending) (lz *lzInst, order, drop []int, 
 func (r *runner) lzOrders(c *ctx, buf []pending, o *lzOpts) [][]int {
 	key := append(r.lzKeyBuf[:0], byte(o.key), byte(o.key>>8), byte(o.key>>16), byte(o.key>>24),
 		byte(o.key>>32), byte(o.key>>40), byte(o.key>>48), byte(o.key>>56), byte(boolU(r.aliasDep)))
-	for i, st := range buf {
-		same := byte(i)
-		for j := 0; j < i; j++ {
-			if buf[j].addr == st.addr {
-				same = byte(j)
-				break
-			}
-		}
-		var class byte
-		if w, f := r.classify(st.addr); w {
-			class = 1
-		} else if f {
-			class = 2
-		}
-		key = append(key, byte(st.site), byte(st.site>>8), byte(st.kind), same, class)
-	}
+	key = r.appendShape(key, buf, true)
 	r.lzKeyBuf = key
 	if ords, ok := r.lzOrdCache[string(key)]; ok {
 		return ords
