@@ -48,6 +48,16 @@ func TestExploreKernel(t *testing.T) {
 	if rc := run([]string{"explore", "--kernel", t.TempDir()}, &out, &errb); rc != 2 || !strings.Contains(errb.String(), "kernel/trace/fgraph.c") {
 		t.Errorf("--kernel of an empty dir: exit %d, %q", rc, errb.String())
 	}
+	// The compiled code has no region orders to choose lazily; auto, with
+	// no cap, keeps the eager engine there.
+	errb.Reset()
+	if rc := run([]string{"explore", "--kernel", dir, "--orders", "lazy"}, &out, &errb); rc != 2 || !strings.Contains(errb.String(), "no region orders to choose") {
+		t.Errorf("--orders lazy with --kernel: exit %d, %q; want misuse", rc, errb.String())
+	}
+	out.Reset()
+	if rc := run([]string{"explore", "--kernel", dir, "-C", "0", "--max-runs", "50", "--json"}, &out, &errb); rc != 0 || !strings.Contains(out.String(), `"orders":"eager"`) {
+		t.Errorf("--kernel with no cap: exit %d, want orders eager in %s", rc, out.String())
+	}
 }
 
 // TestKernelCrashIsAViolation: a C mutant that makes the compiled code
