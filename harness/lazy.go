@@ -427,8 +427,8 @@ func (r *runner) lzSimulate(c *ctx, lz *lzInst, o int, keepGoing bool, out []lzK
 	defer func() {
 		if x := recover(); x != nil {
 			switch x.(type) {
-			case *InternalError, chooserPanic:
-				panic(x)
+			case *InternalError, chooserPanic, abortRun, haltRun:
+				panic(x) // the harness's own, not a check's crash
 			}
 			sig = mix(sig, 0x70616e6963) | lzStopped
 			for ; j < len(ord); j++ {
