@@ -115,6 +115,33 @@ func TestLazyWithoutCache(t *testing.T) {
 	}
 }
 
+// TestLazyCheckCrash: a check that crashes (a Go panic, the panic
+// oracle's violation in a real run) in a state only some orders reach:
+// push's retp rewritten before its func. The sandbox recovers from it and
+// tells those orders apart; the lazy engine's counts are the eager one's,
+// and its failing runs fail the same way when run again (lzMaterialize).
+func TestLazyCheckCrash(t *testing.T) {
+	checkHook = func(r *runner) {
+		for _, c := range r.ctxs {
+			if e := c.entry; e != nil && e.pushed && e.ok[2] && !e.ok[1] {
+				var none []int
+				_ = none[len(r.ctxs)] // an index out of range
+			}
+		}
+	}
+	defer func() { checkHook = nil }()
+	sc := PeerSpin(fgraph.Latest)
+	keep := RunOptions{KeepGoing: true}
+	eager, es := lazyView(t, sc, ExploreOptions{Cache: true, RunOptions: keep})
+	lazy, _ := lazyView(t, sc, ExploreOptions{Cache: true, LazyOrders: true, RunOptions: keep})
+	if es.Violations == 0 {
+		t.Fatal("the hook crashed no check: the state it waits for was not reached")
+	}
+	if eager != lazy {
+		t.Errorf("with a crashing check, lazy orders differ from eager:\neager:\n%s\nlazy:\n%s", eager, lazy)
+	}
+}
+
 // TestLazyFirstKill: stopped at the first violation under kbuild, the
 // lazy engine kills every non-control mutant the eager one kills at the
 // std bound, with a schedule that replays.

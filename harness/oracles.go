@@ -81,8 +81,15 @@ func (r *runner) violateDetail(oracle, msg string, detail func() string) {
 	}
 }
 
+// checkHook, in tests, runs first in every in-place check (to make one
+// crash in a chosen state: lazy_test.go).
+var checkHook func(r *runner)
+
 // checkInPlace runs the read-only oracles at a yield point.
 func (r *runner) checkInPlace(c *ctx, s fgraph.Site) {
+	if checkHook != nil {
+		checkHook(r)
+	}
 	m := r.m
 	if len(m.Log) > r.logSeen {
 		for i, rec := range m.Log[r.logSeen:] {
