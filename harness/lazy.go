@@ -3,14 +3,9 @@ package harness
 import (
 	"math/bits"
 	"slices"
-	"sync/atomic"
 
 	"github.com/fgcheck/fgcheck/fgraph"
 )
-
-// lzSandboxes and lzSimCommits count the sandboxes run and the commits
-// made in them, by every runner (statistics for tests and benchmarks).
-var lzSandboxes, lzSimCommits atomic.Int64
 
 // Lazy region orders (ExploreOptions.LazyOrders; docs/lazy-orders.md).
 //
@@ -409,7 +404,6 @@ func (r *runner) lzSandbox(c *ctx, lz *lzInst) {
 	case r.reuse != nil:
 		r.recordSandbox(lz, live)
 	}
-	lzSandboxes.Add(1)
 }
 
 // lzSimulate commits option o's order of lz from the anchor, appending its
@@ -457,7 +451,6 @@ func (r *runner) lzSimulate(c *ctx, lz *lzInst, o int, keepGoing bool, out []lzK
 				sig |= lzStopped
 			}
 		}
-		lzSimCommits.Add(1)
 		out = append(out, lzKey{mask, sig})
 	}
 	return out
