@@ -327,16 +327,7 @@ func (s *Summary) count(res *Result) {
 
 // weights are the schedules res stands for, all and kbuild's: 1 and 1 (0
 // for a run only the no-alias model has), but for a lazy run (lazy.go).
-func (res *Result) weights() (w, wk int64) {
-	if res.weight == 0 {
-		// Not a runner's result (a test's): one schedule.
-		if res.Kbuild() {
-			return 1, 1
-		}
-		return 1, 0
-	}
-	return res.weight, res.weightK
-}
+func (res *Result) weights() (w, wk int64) { return res.weight, res.weightK }
 
 // addKnownBy adds the oracles by to the verdicts of known finding name.
 func (s *Summary) addKnownBy(name string, by OracleSet) {

@@ -828,6 +828,10 @@ func (r *runner) lzWeights() (w, wk int64) {
 	}
 	w *= esum(m, J)
 	wk *= esum(mk, J)
+	if w < 1 {
+		// Program order, or the options of a paid region, are always left.
+		internalf("lazy orders: a run that stands for %d schedules", w)
+	}
 	if r.aliasDep && !r.sc.Alias {
 		wk = 0
 	}
