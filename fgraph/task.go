@@ -238,5 +238,14 @@ func (m *Machine) SlotAt(t, i int) Slot {
 	return Slot{Retp: x.retp, Val: x.val, Orig: x.orig, Func: x.fn, Level: x.ctx}
 }
 
+// SlotWords returns the address, the content and the pushed return
+// address of slot i (0 = bottom) of task t: SlotAt for a hot loop, whose
+// struct result was built with word stores and copied with wider loads
+// that stalled on store forwarding (3 % of the explorer's time).
+func (m *Machine) SlotWords(t, i int) (retp, val, orig Word) {
+	x := &m.tasks[t].slots[i]
+	return x.retp, x.val, x.orig
+}
+
 // Alive reports whether task t has not exited.
 func (m *Machine) Alive(t int) bool { return m.tasks[t].alive }

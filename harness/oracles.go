@@ -319,31 +319,31 @@ func (r *runner) checkRetAddrs(cur, t int, c *ctx, viaShim, values bool) {
 	cursor = true
 	prev := -1
 	for i := m.SlotCount(t) - 1; i >= 0; i-- {
-		s := m.SlotAt(t, i)
-		got := m.FtraceGraphRetAddrFrom(cur, t, pidx, s.Val, s.Retp)
+		retp, val, orig := m.SlotWords(t, i)
+		got := m.FtraceGraphRetAddrFrom(cur, t, pidx, val, retp)
 		if len(m.Warnings) > nw {
 			if viaShim {
 				r.checkWarnings(c)
 			} else {
-				r.violate(OracleUnwinder, fmt.Sprintf("task%d: ftrace_graph_ret_addr(slot %#x): %s", t, s.Retp, m.Warnings[nw].Msg))
+				r.violate(OracleUnwinder, fmt.Sprintf("task%d: ftrace_graph_ret_addr(slot %#x): %s", t, retp, m.Warnings[nw].Msg))
 			}
 			return
 		}
 		if !values {
 			continue
 		}
-		if got != s.Orig {
-			r.staleRetp = r.inflightStaleRetp(t, s.Retp, got)
-			r.violate(OracleRetAddr, fmt.Sprintf("task%d: ftrace_graph_ret_addr(slot %#x holding %#x) = %#x, want %#x", t, s.Retp, s.Val, got, s.Orig))
+		if got != orig {
+			r.staleRetp = r.inflightStaleRetp(t, retp, got)
+			r.violate(OracleRetAddr, fmt.Sprintf("task%d: ftrace_graph_ret_addr(slot %#x holding %#x) = %#x, want %#x", t, retp, val, got, orig))
 			r.staleRetp = false
 			return
 		}
-		if s.Val == fgraph.ReturnToHandler && r.sc.Variant != fgraph.Seed {
+		if val == fgraph.ReturnToHandler && r.sc.Variant != fgraph.Seed {
 			// The cursor contract (29c1c24a2707): after a hit, *idx is the
 			// found frame's start, and the walk only goes down.
 			if *pidx <= 0 && prev != 0 {
-				if !r.cursorAtBottom(t, s.Retp) {
-					r.violate(OracleRetAddr, fmt.Sprintf("task%d: ftrace_graph_ret_addr(slot %#x) found the frame but left the idx cursor at %d", t, s.Retp, *pidx))
+				if !r.cursorAtBottom(t, retp) {
+					r.violate(OracleRetAddr, fmt.Sprintf("task%d: ftrace_graph_ret_addr(slot %#x) found the frame but left the idx cursor at %d", t, retp, *pidx))
 					return
 				}
 			}
