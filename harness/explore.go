@@ -465,6 +465,17 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 			wc = newStateCache(sc, opt.CacheEntries, opt.CacheExact, opt.cacheDrop-1)
 		}
 	}
+	// The pieces, the largest first by an estimate (order.go).
+	var order []int
+	if workers > 1 && e.pieces > 1 {
+		order = e.pieceOrder(wc != nil)
+	}
+	nth := func(n int64) int {
+		if order == nil || n >= int64(e.pieces) {
+			return int(n)
+		}
+		return order[n]
+	}
 	var wg sync.WaitGroup
 	var firstErr error
 	var next atomic.Int64
@@ -473,10 +484,11 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 		go func() {
 			defer wg.Done()
 			for {
-				i := int(next.Add(1) - 1)
-				if i >= e.pieces {
+				n := next.Add(1) - 1
+				if n >= int64(e.pieces) {
 					return
 				}
+				i := nth(n)
 				s, err := protect(func() (*Summary, error) { return e.piece(i, wc) })
 				e.mu.Lock()
 				if err != nil && firstErr == nil {
@@ -495,10 +507,11 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 					// checkpoint: not started, or where the resumed run
 					// left them (count what they hold).
 					for {
-						j := int(next.Add(1) - 1)
-						if j >= e.pieces {
+						n := next.Add(1) - 1
+						if n >= int64(e.pieces) {
 							break
 						}
+						j := nth(n)
 						e.mu.Lock()
 						total.add(e.resumed(j))
 						e.mu.Unlock()
