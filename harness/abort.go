@@ -127,6 +127,29 @@ func (r *runner) stopRun() { panic(abortRun{}) }
 // crashed records a Go panic of the code under test as the panic oracle's
 // violation.
 func (r *runner) crashed(x any) {
+	msg := r.crashMsg(x)
+	defer func() {
+		if recover() != nil { // fatal's abortRun; or the state is too broken to draw
+			r.stopped = true
+		}
+	}()
+	r.fatal(msg)
+}
+
+// quietCrash is crashed for a merged representative (remotes.go): the
+// violation is recorded and the run stops at the end of its segment.
+func (r *runner) quietCrash(x any) {
+	if r.quietStop {
+		return
+	}
+	msg := r.crashMsg(x)
+	r.res.Violations = append(r.res.Violations, Violation{Oracle: OraclePanic, Msg: msg, At: r.top().name, AliasDependent: r.aliasDep, Reader: r.rd.name})
+	r.quietStop = true
+}
+
+// crashMsg is the panic oracle's message for a Go panic x of the code
+// under test.
+func (r *runner) crashMsg(x any) string {
 	msg := fmt.Sprint(x)
 	if err, ok := x.(error); ok {
 		msg = err.Error()
@@ -137,17 +160,17 @@ func (r *runner) crashed(x any) {
 			where += fmt.Sprintf(", after yield point %s", s)
 		}
 	}
-	defer func() {
-		if recover() != nil { // the state is too broken to draw
-			r.stopped = true
-		}
-	}()
-	r.fatal(fmt.Sprintf("the code under test panicked: %s (%s)", oneLineText(msg), where))
+	return fmt.Sprintf("the code under test panicked: %s (%s)", oneLineText(msg), where)
 }
 
 // fatal records a panic-oracle violation that no known finding excuses and
 // no option lets the run survive, and ends the run.
 func (r *runner) fatal(msg string) {
+	if r.quietStop {
+		// A merged representative's run has its verdict (remotes.go).
+		r.stopped = true
+		panic(abortRun{})
+	}
 	at := "setup"
 	if len(r.ctxs) > 0 {
 		at = r.top().name

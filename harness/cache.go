@@ -433,7 +433,7 @@ func (cs *cacheState) find(depth int) (kd keyed, hit bool) {
 		r.stopped = true
 		return keyed{}, true
 	}
-	kd = keyed{depth: depth, k: k, ks: ks, t0: cs.tot, p0: p0, at: r.clock()}
+	kd = keyed{depth: depth, k: k, ks: ks, t0: cs.tot, p0: p0, at: r.clock(), mult: r.rmult}
 	if cs.verify != nil {
 		kd.sched = r.sched.clone()
 		kd.enc = append([]uint64(nil), cs.scratch...)
@@ -480,6 +480,11 @@ func (cs *cacheState) storeTails(counted bool) {
 // keyed is a recorded choice point on the path: its state and the totals
 // when its subtree began.
 type keyed struct {
+	// mult is the run's multiplier by merged remote placements
+	// (runner.rmult, remotes.go) when the point was recorded: every
+	// schedule below it counts that many times, and the table holds its
+	// totals divided by it.
+	mult  int64
 	depth int
 	k     stateKey
 	ks    string
@@ -567,6 +572,17 @@ func (cs *cacheState) since(kd *keyed) totals {
 // state: its subtree is complete (verify mode: compares them with the
 // stored ones).
 func (cs *cacheState) store(kd keyed, t totals) {
+	if m := kd.mult; m > 1 {
+		// Per schedule of the path above (remotes.go).
+		if t.runs%m != 0 || t.viol%m != 0 || t.runsK%m != 0 || t.violK%m != 0 {
+			internalf("cache: totals %+v below a point of multiplier %d", t, m)
+		}
+		t.runs, t.viol, t.runsK, t.violK = t.runs/m, t.viol/m, t.runsK/m, t.violK/m
+		for j := range kd.kt.d {
+			kd.kt.d[j] /= m
+			kd.kt.dk[j] /= m
+		}
+	}
 	tbl := cs.c.table(kd.depth)
 	if cs.verify != nil {
 		got := cacheEntry{runs: t.runs, rel: t.points - t.runs*kd.p0, viol: t.viol, runsK: t.runsK, violK: t.violK}
@@ -645,6 +661,14 @@ func (d *dfs) countHit(res *Result, s *Summary) (t totals) {
 	cs := d.cache
 	var e knownTot
 	cs.hitC.add(&t, &e, cs.hitE, cs.hitP)
+	if m := cs.r.rmult; m > 1 {
+		// The stored totals are per schedule of the path (remotes.go).
+		t.runs, t.viol, t.runsK, t.violK = t.runs*m, t.viol*m, t.runsK*m, t.violK*m
+		for j := range e.d {
+			e.d[j] *= m
+			e.dk[j] *= m
+		}
+	}
 	cs.tot.runs += t.runs
 	cs.tot.points += t.points
 	cs.tot.viol += t.viol

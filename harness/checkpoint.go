@@ -140,7 +140,8 @@ func (c *Checkpoint) Validate(sc *Scenario, opt ExploreOptions) error {
 			if r, err = newRunner(sc); err != nil {
 				return err
 			}
-			r.lazy = opt.LazyOrders // its choice points are the lazy engine's
+			r.lazy = opt.LazyOrders       // its choice points are the lazy engine's
+			r.mergeOpt = opt.MergeRemotes // and the merged placements'
 		}
 		if err := checkPath(r, opt.RunOptions, p.Path, opt.Shard+i*shards, of); err != nil {
 			return fmt.Errorf("piece %d: %v", i, err)

@@ -69,6 +69,19 @@ func (d *dfs) Choose(p *Point, opts []Option) int {
 	return 0
 }
 
+// skip sets the DFS past the replayed choice points up to to, which the
+// run does not reach: it restored what they led to (evsnap.go).
+func (d *dfs) skip(to int) {
+	if to > len(d.path) {
+		internalf("dfs: skipping to choice point %d of a path of %d", to, len(d.path))
+	}
+	for ; d.pos < to; d.pos++ {
+		if d.path[d.pos].c != 0 {
+			d.zero = false
+		}
+	}
+}
+
 // following is the option after c that step i explores, or s.n if none.
 func (d *dfs) following(i int) int {
 	s := d.path[i]
@@ -164,6 +177,11 @@ type ExploreOptions struct {
 	// counts and verdicts, fewer runs; not the same choice-point count nor
 	// the same first violation.
 	LazyOrders bool
+	// MergeRemotes runs one placement of a remote action for each set of
+	// placements that leave the same state and verdicts, and counts it
+	// for all (remotes.go): the same totals, fewer runs. Not with
+	// LazyOrders, nor on a compiled target (ignored there).
+	MergeRemotes bool
 	// cacheDrop, if non-zero, leaves state component cacheDrop-1 out
 	// (tests only: an incomplete state must be caught by the soundness
 	// comparison).
@@ -579,7 +597,9 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 	shard, of := opt.Shard+i*e.shards, e.shards*e.pieces
 	d := &dfs{shard: shard, of: of, zero: true}
 	r.lazy = opt.LazyOrders
+	r.mergeOpt = opt.MergeRemotes
 	r.shareRuns(opt.RunOptions)
+	r.skipper = d
 	if wc != nil {
 		r.hashing = true
 		d.cache = &cacheState{c: wc, r: r, verify: verifyHook}

@@ -38,6 +38,9 @@ func (r *runner) violateDetail(oracle, msg string, detail func() string) {
 		c := r.top()
 		at = c.name
 	}
+	if r.quietStop && !r.probe {
+		return // a merged representative's deferred stop (remotes.go)
+	}
 	r.violations++
 	v := Violation{Oracle: oracle, Msg: msg, At: at, AliasDependent: r.aliasDep, Reader: r.rd.name}
 	k := r.known(v)
@@ -76,6 +79,9 @@ func (r *runner) violateDetail(oracle, msg string, detail func() string) {
 		r.tracePicture(r.tr.last().Level, "at the violation")
 	}
 	if !r.opt.KeepGoing {
+		if r.remDefer() {
+			return // at the end of the segment (remotes.go)
+		}
 		r.stopped = true
 		r.stopRun() // nothing more of the code under test runs (abort.go)
 	}

@@ -48,6 +48,7 @@ func (e *explorer) pieceOrder(cache bool) (order []int) {
 		return nil
 	}
 	r.lazy = e.opt.LazyOrders
+	r.mergeOpt = e.opt.MergeRemotes
 	r.hashing = cache
 	k := &kindRecorder{}
 	o := e.opt.RunOptions

@@ -60,6 +60,7 @@ type snap struct {
 
 	pending             [model.Slots]int
 	kUsed, rUsed, eUsed int
+	rmult               int64
 	nextID              int
 	events              []Event
 	evOrd               []int32
@@ -91,6 +92,9 @@ type pendRec struct {
 	paid   bool
 	opt    *lzOpts
 }
+
+// noEvSnaps, in tests, turns the event snaps off (evsnap.go).
+var noEvSnaps bool
 
 // snapDrop, in tests, names a part of the state restoreSnap leaves out
 // (resume_test.go: the comparison must notice).
@@ -125,6 +129,9 @@ func (r *runner) shareRuns(opt RunOptions) {
 	r.reuse = &reuse{}
 	if !opt.Trace && snapObserver(opt.Observe) && opt.wrap == nil && !opt.InOrder && !noResume {
 		r.snaps = &snaps{}
+		if !noEvSnaps {
+			r.evs = &evSnaps{}
+		}
 	}
 }
 
@@ -150,6 +157,9 @@ func (r *runner) startShared(until int) *snap {
 		return nil
 	}
 	r.snaps.startRun(until)
+	if r.evs != nil {
+		r.evs.evStart(until)
+	}
 	return r.snaps.from
 }
 
@@ -225,8 +235,6 @@ func (r *runner) takeSnap(cur int) {
 		s.n++
 	}
 	p.points, p.cur = r.points, cur
-	r.m.SaveState(&p.mach)
-	p.model = r.model.CopyTo(p.model)
 	p.tasks = p.tasks[:0]
 	for _, c := range r.taskCt {
 		if len(c.stored) > 0 {
@@ -238,6 +246,23 @@ func (r *runner) takeSnap(cur int) {
 		p.tasks = append(p.tasks, *c)
 	}
 	p.pc = append(p.pc[:0], r.pc...)
+	r.saveData(p)
+	if r.lzN > 0 {
+		internalf("snap: taken inside an instance of a pending region")
+	}
+	p.pend = p.pend[:0]
+	for _, reg := range r.lzList {
+		p.pend = append(p.pend, pendRec{region: reg, live: r.lzLive[reg], paid: r.lzPaid[reg], opt: r.lzOpt[reg]})
+	}
+	p.ncov = len(s.cov)
+}
+
+// saveData saves into p the run's data but its task contexts and
+// programs, the lazy engine's regions and the coverage log: what an
+// interrupt can change as well (takeSnap, takeEvSnap).
+func (r *runner) saveData(p *snap) {
+	r.m.SaveState(&p.mach)
+	p.model = r.model.CopyTo(p.model)
 	p.used = append(p.used[:0], r.remoteUsed...)
 	p.orders = p.orders[:0]
 	for _, reg := range r.orders.list {
@@ -249,6 +274,7 @@ func (r *runner) takeSnap(cur int) {
 	}
 	p.pending = r.pending
 	p.kUsed, p.rUsed, p.eUsed, p.nextID = r.kUsed, r.rUsed, r.eUsed, r.nextID
+	p.rmult = r.rmult
 	p.events = append(p.events[:0], r.sched.Events...)
 	p.evOrd = append(p.evOrd[:0], r.evOrd...)
 	p.ords = append(p.ords[:0], r.sched.Orders...)
@@ -268,22 +294,10 @@ func (r *runner) takeSnap(cur int) {
 	if r.reuse != nil {
 		p.nchecks, p.nsand = len(r.reuse.cur), r.reuse.sandNext
 	}
-	if r.lzN > 0 {
-		internalf("snap: taken inside an instance of a pending region")
-	}
-	p.pend = p.pend[:0]
-	for _, reg := range r.lzList {
-		p.pend = append(p.pend, pendRec{region: reg, live: r.lzLive[reg], paid: r.lzPaid[reg], opt: r.lzOpt[reg]})
-	}
-	p.ncov = len(s.cov)
 }
 
 // restoreSnap returns a reset runner to the state p saved.
 func (r *runner) restoreSnap(p *snap) {
-	r.m.RestoreState(&p.mach)
-	if snapDrop != "model" {
-		r.model = p.model.CopyTo(r.model)
-	}
 	for i, c := range r.taskCt {
 		buf, spare, restBuf, stored := c.buf[:0], c.spare, c.restBuf, c.stored[:0]
 		*c = p.tasks[i]
@@ -292,6 +306,44 @@ func (r *runner) restoreSnap(p *snap) {
 		c.stored = append(stored, p.tasks[i].stored...) // empty (takeSnap); c's own array
 	}
 	copy(r.pc, p.pc)
+	r.loadData(p)
+	for _, x := range p.pend {
+		if snapDrop == "pending" {
+			break
+		}
+		r.lzLive[x.region], r.lzPaid[x.region], r.lzOpt[x.region] = x.live, x.paid, x.opt
+		r.lzList = append(r.lzList, x.region)
+	}
+	s := r.snaps
+	s.cov = s.cov[:p.ncov]
+	r.applyCov(s.cov)
+}
+
+// applyCov counts the coverage events es (logged by covHitAt, covLineAt
+// and covCommitAt) into the run's coverage.
+func (r *runner) applyCov(es []uint32) {
+	if r.cov == nil {
+		return
+	}
+	for _, e := range es {
+		site := fgraph.Site(e >> 8 & 0x3fffff)
+		switch e & covKind {
+		case covHit:
+			r.cov.hit(site, int(e&0xff))
+		case covLine:
+			r.cov.hitLine(int(e &^ covKind))
+		default:
+			r.cov.commit(site)
+		}
+	}
+}
+
+// loadData puts back what saveData saved (restoreSnap, restoreEvSnap).
+func (r *runner) loadData(p *snap) {
+	r.m.RestoreState(&p.mach)
+	if snapDrop != "model" {
+		r.model = p.model.CopyTo(r.model)
+	}
 	copy(r.remoteUsed, p.used)
 	for _, o := range p.orders {
 		if snapDrop == "orders" {
@@ -305,6 +357,7 @@ func (r *runner) restoreSnap(p *snap) {
 	}
 	r.pending = p.pending
 	r.kUsed, r.rUsed, r.eUsed, r.nextID = p.kUsed, p.rUsed, p.eUsed, p.nextID
+	r.rmult = p.rmult
 	r.points = p.points
 	// The run's own slices (its schedule is handed out with its result:
 	// recycled ones when the explorer handed one back, recycle.go), with
@@ -336,27 +389,5 @@ func (r *runner) restoreSnap(p *snap) {
 			internalf("resume: a snap after %d sandboxes, %d kept of the shared prefix", p.nsand, len(u.sand))
 		}
 		u.sandNext = p.nsand
-	}
-	for _, x := range p.pend {
-		if snapDrop == "pending" {
-			break
-		}
-		r.lzLive[x.region], r.lzPaid[x.region], r.lzOpt[x.region] = x.live, x.paid, x.opt
-		r.lzList = append(r.lzList, x.region)
-	}
-	s := r.snaps
-	s.cov = s.cov[:p.ncov]
-	if r.cov != nil {
-		for _, e := range s.cov {
-			site := fgraph.Site(e >> 8 & 0x3fffff)
-			switch e & covKind {
-			case covHit:
-				r.cov.hit(site, int(e&0xff))
-			case covLine:
-				r.cov.hitLine(int(e &^ covKind))
-			default:
-				r.cov.commit(site)
-			}
-		}
 	}
 }

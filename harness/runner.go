@@ -72,6 +72,12 @@ type ctx struct {
 	// lz is the instance of a pending region the context is committing
 	// (lazy.go).
 	lz *lzInst
+	// Merged remote placements (remotes.go): the state of the current
+	// segment, the kind of the remote action this context fired as a
+	// representative (0: none), and whether the region being committed
+	// ends at a plain fence.
+	rcls, rrep uint8
+	plain      bool
 	// logFrom is where this context's current operation's records start.
 	logFrom int
 	// nest is 0 for a task or an interrupt; n for the traced call an entry
@@ -263,6 +269,15 @@ type runner struct {
 	// tail it has seen (cache.go); between is set while it encodes.
 	tails   *dfs
 	between bool
+	// Merged remote placements (ExploreOptions.MergeRemotes, remotes.go):
+	// mergeOpt asks for them, mergeRem has them in this run (not for a
+	// compiled target); rmult is the schedules the run stands for by
+	// them; quietStop is a violation or crash deferred to the end of a
+	// representative's segment; remOpts is remFilter's storage.
+	mergeOpt, mergeRem bool
+	rmult              int64
+	quietStop          bool
+	remOpts            []Option
 	// tailN counts the run's tail lookups: with points, the clock of a
 	// detection (det) and of a recorded point.
 	tailN int64
@@ -272,6 +287,10 @@ type runner struct {
 	// snaps, if set: runs resume from the last quiescent point they share
 	// with an earlier run (resume.go).
 	snaps *snaps
+	// evs, with snaps: the event snaps along the DFS path (evsnap.go);
+	// skipper is the chooser they set past the choice points they skip.
+	evs     *evSnaps
+	skipper skipper
 	// deadLog, in tests (checkDeadLog), marks the records the state's log
 	// window left out in this run.
 	deadLog []bool
@@ -477,6 +496,7 @@ func (r *runner) reset() {
 		c.resv, c.irqOff, c.rest, c.inCallback = nil, 0, nil, 0
 		c.hist, c.base, c.nops, c.lastSite = 0, 0, 0, 0
 		c.nyield, c.lz = 0, nil
+		c.rcls, c.rrep, c.plain = 0, 0, false
 		c.boundary()
 	}
 	for _, reg := range r.lzList {
@@ -501,6 +521,7 @@ func (r *runner) reset() {
 	r.ver, r.checked = 1, 0
 	r.steps, r.halted = 0, false
 	r.tailN = 0
+	r.rmult, r.quietStop = 1, false
 }
 
 func (r *runner) run(ch Chooser, opt RunOptions) *Result {
@@ -510,6 +531,7 @@ func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 	r.rep, _ = ch.(*replay)
 	r.res = r.pool.get()
 	r.compiled = r.sc.Target != nil || opt.InOrder
+	r.mergeRem = r.mergeOpt && !r.compiled && !r.lazy
 	if opt.Trace {
 		r.tr = &tracer{}
 	} else {
@@ -530,7 +552,7 @@ func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 	r.res.Schedule = r.sched
 	r.res.Points = r.points
 	r.res.AliasDependent = r.aliasDep
-	r.res.weight, r.res.weightK = 1, 1
+	r.res.weight, r.res.weightK = r.rmult, r.rmult
 	if r.aliasDep && !r.sc.Alias {
 		r.res.weightK = 0
 	}
@@ -1053,6 +1075,9 @@ func (r *runner) AtomicAdd(s fgraph.Site, a fgraph.Addr, d int64) fgraph.Word {
 	c.buf = append(c.buf, pending{site: s, addr: a, val: v, kind: fgraph.Atomic})
 	r.commit(c)
 	c.boundary() // atomic_inc is an asm with a "memory" clobber
+	if r.mergeRem {
+		r.remBoundary(c)
+	}
 	return v
 }
 
@@ -1066,7 +1091,12 @@ func (r *runner) Fence(s fgraph.Site, f fgraph.Fence) {
 		c.hist = mix(c.hist, uint64(s)<<8|uint64(f))
 	}
 	c.boundary()
+	if r.mergeRem {
+		r.remBoundary(c)
+		c.plain = f <= fgraph.SmpWmb // no bookkeeping of the fence follows its commits
+	}
 	r.commit(c)
+	c.plain = false
 	if r.opt.Observe != nil {
 		r.opt.Observe.Fence(c.name, c.level, s, f)
 	}
@@ -1184,10 +1214,15 @@ func (r *runner) yieldLoad(c *ctx, s fgraph.Site, a fgraph.Addr) {
 	c.occ[s]++
 	c.nyield++
 	c.lastSite = s
-	if a >= fgraph.AddrOps+fgraph.MaxOps*fgraph.OpsWords || r.eUsed >= r.sc.Bound.E || r.sc.Bound.spent(r.kUsed, r.rUsed, r.eUsed) {
+	global := a < fgraph.AddrOps+fgraph.MaxOps*fgraph.OpsWords
+	var sup uint8
+	if r.mergeRem && global {
+		sup = r.remLoad(c, s) // remotes.go
+	}
+	if !global || r.eUsed >= r.sc.Bound.E || r.sc.Bound.spent(r.kUsed, r.rUsed, r.eUsed) {
 		return
 	}
-	r.choose(c, s, false)
+	r.choose(c, s, false, sup)
 }
 
 // yield is the yield point after a commit (or at the start of an op): the
@@ -1203,7 +1238,10 @@ func (r *runner) yield(c *ctx, s fgraph.Site, commit bool) {
 			return
 		}
 	}
-	r.choose(c, s, true)
+	if r.mergeRem {
+		r.remYield(c, s, commit && c.plain) // remotes.go
+	}
+	r.choose(c, s, true, 0)
 }
 
 // checkYield runs the in-place checks of a yield point (reusing the
@@ -1222,8 +1260,9 @@ func (r *runner) checkYield(c *ctx, s fgraph.Site) {
 	}
 }
 
-// choose offers the options of a yield point to the chooser.
-func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool) {
+// choose offers the options of a yield point to the chooser, less the
+// kinds of remote action in sup (remotes.go).
+func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool, sup uint8) {
 	b := &r.sc.Bound // not a copy: copying the struct stalled on store forwarding (4 % of std C=3)
 	var opts []Option
 	if !b.spent(r.kUsed, r.rUsed, r.eUsed) {
@@ -1236,6 +1275,9 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool) {
 			}
 		}
 		opts = r.yieldOptions(intr, r.eUsed < b.E)
+		if sup != 0 {
+			opts = r.remFilter(opts, sup)
+		}
 	}
 	nb := len(opts)
 	lz := c.lz
@@ -1287,6 +1329,7 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool) {
 		r.addEvent(Event{ID: id, Kind: k, In: c.name, At: p.Pos, Line: r.targetLine()})
 		r.evOrd = append(r.evOrd, p.ord)
 		r.kUsed++
+		c.rcls = segNone // the segment is broken
 		r.lzCollapse()
 		r.covHitAt(s, c.level+1)
 		if lz != nil && r.lzActive(lz) {
@@ -1298,7 +1341,15 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool) {
 		if r.opt.OnChoice != nil {
 			r.opt.OnChoice(r.sched)
 		}
-		r.interrupt(c, id, k, p.Pos)
+		// An interrupt the run replays whole is not run again (evsnap.go).
+		if idx := p.Index; !r.restoreEvSnap(idx) {
+			covFrom, logFrom, warnFrom := 0, len(r.m.Log), len(r.m.Warnings)
+			if r.snaps != nil {
+				covFrom = len(r.snaps.cov)
+			}
+			r.interrupt(c, id, k, p.Pos)
+			r.takeEvSnap(idx, covFrom, logFrom, warnFrom)
+		}
 	case OptRemote:
 		r.addEvent(Event{ID: id, Kind: EvRemote, In: c.name, At: p.Pos, Remote: o.Remote, Line: r.targetLine()})
 		r.evOrd = append(r.evOrd, p.ord)
@@ -1307,6 +1358,9 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool) {
 		r.remoteUsed[o.Remote] = true
 		if r.opt.OnChoice != nil {
 			r.opt.OnChoice(r.sched)
+		}
+		if r.mergeRem {
+			r.remFired(c, o.Remote)
 		}
 		r.remote(c, id, o.Remote, p.Pos)
 	}
@@ -1450,6 +1504,19 @@ func (r *runner) remote(c *ctx, id, i int, at Pos) {
 	rem := r.sc.Remotes[i]
 	m := r.m
 	key, gops := m.Mem[fgraph.AddrDoDirect], m.Mem[fgraph.AddrDirectGops]
+	if c.rrep != 0 {
+		// A representative of merged placements (remotes.go): a crash of
+		// the action is the run's verdict, given when the segment ends.
+		defer func() {
+			if x := recover(); x != nil {
+				switch x.(type) {
+				case abortRun, haltRun, *InternalError, chooserPanic:
+					panic(x)
+				}
+				r.quietCrash(x)
+			}
+		}()
+	}
 	defer func() {
 		switch c.lastSite {
 		case fgraph.SiteEnterSave, fgraph.SiteEnterDirectGops, fgraph.SiteEnterDirectCall,

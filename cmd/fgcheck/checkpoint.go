@@ -23,11 +23,15 @@ import (
 type checkpointFile = harness.CheckpointFile
 
 // fingerprint identifies an exploration: scenario text, --strict and shard.
-func fingerprint(scenario string, strict bool, shard, shards int, lazy bool) string {
+func fingerprint(scenario string, strict bool, shard, shards int, lazy, merged bool) string {
 	text := fmt.Sprintf("%s\nstrict=%v shard=%d/%d\n", scenario, strict, shard, shards)
 	if lazy {
 		// Another engine: its choice points are not the eager DFS's.
 		text += "lazy-orders\n"
+	}
+	if merged {
+		// Its yields offer fewer remote actions.
+		text += "merged-remotes\n"
 	}
 	sum := sha256.Sum256([]byte(text))
 	return hex.EncodeToString(sum[:8])

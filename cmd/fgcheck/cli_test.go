@@ -239,7 +239,8 @@ func TestProgressDisplay(t *testing.T) {
 func TestCheckpointMisuse(t *testing.T) {
 	dir := t.TempDir()
 	ck := filepath.Join(dir, "run.ckpt")
-	js := exploreJSON(t, exitClean, "explore", "--variant", "v6.11", "-C", "1", "--checkpoint", ck, "--max-runs", "100")
+	// (--remotes each: a run is one schedule, so the stop is at 100.)
+	js := exploreJSON(t, exitClean, "explore", "--variant", "v6.11", "-C", "1", "--remotes", "each", "--checkpoint", ck, "--max-runs", "100")
 	if js.Complete || js.Schedules != 100 {
 		t.Fatalf("--max-runs 100: %d schedules, complete %v", js.Schedules, js.Complete)
 	}
@@ -262,8 +263,14 @@ func TestCheckpointMisuse(t *testing.T) {
 	if code, _, stderr := fgcheck(t, "explore", "--checkpoint", junk); code != exitMisuse || !strings.Contains(stderr, "not a checkpoint file") {
 		t.Errorf("a malformed checkpoint: exit %d, %q", code, stderr)
 	}
+	// Merged remote placements (the default) are another engine: their
+	// choice points are not the checkpoint's.
+	code, _, stderr = fgcheck(t, "explore", "--variant", "v6.11", "-C", "1", "--checkpoint", ck)
+	if code != exitMisuse || !strings.Contains(stderr, "belongs to another exploration") {
+		t.Errorf("resume with merged remote placements: exit %d, %q", code, stderr)
+	}
 	// The rest of the run resumes: 880 schedules in all, as uninterrupted.
-	js = exploreJSON(t, exitClean, "explore", "--variant", "v6.11", "-C", "1", "--checkpoint", ck)
+	js = exploreJSON(t, exitClean, "explore", "--variant", "v6.11", "-C", "1", "--remotes", "each", "--checkpoint", ck)
 	if !js.Complete || js.Schedules != 880 || js.Resumed == nil || *js.Resumed != 100 {
 		t.Errorf("resumed: %d schedules, complete %v, resumed %v; want 880 from 100", js.Schedules, js.Complete, js.Resumed)
 	}

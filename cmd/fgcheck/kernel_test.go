@@ -55,8 +55,14 @@ func TestExploreKernel(t *testing.T) {
 		t.Errorf("--orders lazy with --kernel: exit %d, %q; want misuse", rc, errb.String())
 	}
 	out.Reset()
-	if rc := run([]string{"explore", "--kernel", dir, "-C", "0", "--max-runs", "50", "--json"}, &out, &errb); rc != 0 || !strings.Contains(out.String(), `"orders":"eager"`) {
-		t.Errorf("--kernel with no cap: exit %d, want orders eager in %s", rc, out.String())
+	if rc := run([]string{"explore", "--kernel", dir, "-C", "0", "--max-runs", "50", "--json"}, &out, &errb); rc != 0 || !strings.Contains(out.String(), `"orders":"eager"`) || !strings.Contains(out.String(), `"remotes":"each"`) {
+		t.Errorf("--kernel with no cap: exit %d, want orders eager and remotes each in %s", rc, out.String())
+	}
+	// Nor are its remote placements merged: a crash of its remote CPU
+	// cannot be deferred to the end of a segment.
+	errb.Reset()
+	if rc := run([]string{"explore", "--kernel", dir, "--remotes", "merged"}, &out, &errb); rc != 2 || !strings.Contains(errb.String(), "runs each placement") {
+		t.Errorf("--remotes merged with --kernel: exit %d, %q; want misuse", rc, errb.String())
 	}
 }
 

@@ -194,7 +194,7 @@ func exploreJSON(t *testing.T, wantCode int, args ...string) jsonSummary {
 	want := "variant mutant bound schedules violations known seconds first_violation complete stopped known_schedules shard target model verdict models" +
 		strings.Repeat(" name schedules violations known_schedules", len(js.Models)) + " known_verdicts known_by readers"
 	if js.Orders != "" {
-		want += " orders" // explore's
+		want += " orders remotes" // explore's
 	}
 	// The state cache's object last, where explore used it (the default)
 	// or says why not.
@@ -291,7 +291,7 @@ func TestExploreOrders(t *testing.T) {
 		t.Errorf("the engine line does not say lazy region orders:\n%s", text)
 	}
 	lazy := exploreJSON(t, exitClean, "explore", "--orders", "lazy", "-C", "1")
-	eager := exploreJSON(t, exitClean, "explore", "--orders", "eager", "-C", "1")
+	eager := exploreJSON(t, exitClean, "explore", "--orders", "eager", "--remotes", "each", "-C", "1")
 	if lazy.Schedules != eager.Schedules || !maps.Equal(lazy.KnownSchedules, eager.KnownSchedules) || lazy.Cache.Executed >= eager.Cache.Executed {
 		t.Errorf("std at C=1: lazy %d schedules %v (%d run), eager %d %v (%d run)", lazy.Schedules, lazy.KnownSchedules, lazy.Cache.Executed, eager.Schedules, eager.KnownSchedules, eager.Cache.Executed)
 	}
@@ -402,8 +402,9 @@ func TestExploreMutantSavesReplayableFile(t *testing.T) {
 func TestExploreMaxFiles(t *testing.T) {
 	out := t.TempDir()
 	// M-push-1 fails in most of its 65 schedules (a run ends at its
-	// violation, so its space is small).
-	js := exploreJSON(t, exitViolation, "explore", "--mutant", "M-push-1", "--keep-going", "--max-runs", "40", "--max-files", "2", "--out", out)
+	// violation, so its space is small). --remotes each: a run is one
+	// schedule.
+	js := exploreJSON(t, exitViolation, "explore", "--mutant", "M-push-1", "--keep-going", "--remotes", "each", "--max-runs", "40", "--max-files", "2", "--out", out)
 	if js.Schedules != 40 || js.Violations <= 2 {
 		t.Fatalf("schedules %d violations %d: --keep-going must go on (M-push-1 fails in most schedules)", js.Schedules, js.Violations)
 	}
@@ -785,5 +786,45 @@ func TestExploreModels(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestExploreRemotes: --remotes auto merges remote placements on the port
+// with the cache and eager orders, and says so; merged and each give the
+// same totals, merged with fewer schedules run; merged with --exact, with
+// lazy orders or with a compiled tree is misuse.
+func TestExploreRemotes(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+		why  string
+	}{
+		{nil, "merged", "std: the cache and eager orders"},
+		{[]string{"--remotes", "each"}, "each", "asked for"},
+		{[]string{"--scenario", "peer-spin"}, "each", "lazy orders (no cap): the engines do not combine"},
+		{[]string{"--exact"}, "each", "the plain DFS runs every schedule"},
+	} {
+		js := exploreJSON(t, exitClean, append([]string{"explore", "--max-runs", "2000"}, c.args...)...)
+		if js.Remotes != c.want {
+			t.Errorf("%v: remotes %q, want %q: %s", c.args, js.Remotes, c.want, c.why)
+		}
+	}
+	_, text, _ := fgcheck(t, "explore", "--max-runs", "10")
+	if !strings.Contains(text, "engine:      exhaustive DFS with a visited-state cache and merged remote placements\n") {
+		t.Errorf("the engine line does not say merged remote placements:\n%s", text)
+	}
+	merged := exploreJSON(t, exitClean, "explore", "--remotes", "merged")
+	each := exploreJSON(t, exitClean, "explore", "--remotes", "each")
+	if merged.Schedules != each.Schedules || !maps.Equal(merged.KnownSchedules, each.KnownSchedules) || merged.Cache.Executed >= each.Cache.Executed {
+		t.Errorf("std: merged %d schedules %v (%d run), each %d %v (%d run)", merged.Schedules, merged.KnownSchedules, merged.Cache.Executed, each.Schedules, each.KnownSchedules, each.Cache.Executed)
+	}
+	for _, args := range [][]string{
+		{"--remotes", "merged", "--exact"},
+		{"--remotes", "merged", "--orders", "lazy"},
+		{"--remotes", "sometimes"},
+	} {
+		if code, _, stderr := fgcheck(t, append([]string{"explore"}, args...)...); code != exitMisuse || !strings.Contains(stderr, "--remotes") {
+			t.Errorf("%v: exit %d, stderr %q; want misuse naming --remotes", args, code, stderr)
+		}
 	}
 }

@@ -29,6 +29,7 @@ type outcome struct {
 	workers  int
 	engine   string
 	lazy     bool // explore's region orders are lazy (--orders)
+	merged   bool // explore merges remote placements (--remotes)
 	std      bool // the std scenario: coverage is a requirement
 	sharded  bool
 	shard    string // "i/n" when sharded
@@ -152,6 +153,9 @@ type jsonSummary struct {
 	// Orders is how explore chose the region orders: "lazy" or "eager"
 	// (--orders; absent for random).
 	Orders string `json:"orders,omitempty"`
+	// Remotes is how explore placed the remote actions: "merged" or
+	// "each" (--remotes; absent for random).
+	Remotes string `json:"remotes,omitempty"`
 	// Resumed is the schedule count a --checkpoint resumed from (absent
 	// when the run did not resume).
 	Resumed *int64 `json:"resumed,omitempty"`
@@ -245,6 +249,10 @@ func (o *outcome) writeJSON(w io.Writer) {
 		js.Orders = "eager"
 		if o.lazy {
 			js.Orders = "lazy"
+		}
+		js.Remotes = "each"
+		if o.merged {
+			js.Remotes = "merged"
 		}
 	}
 	if first, text := o.first(); first != nil {

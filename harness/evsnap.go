@@ -1,0 +1,155 @@
+package harness
+
+import (
+	"sync/atomic"
+
+	"github.com/fgcheck/fgcheck/fgraph"
+)
+
+// Interrupts skipped on replay.
+//
+// A run replays the prefix it shares with the previous run from the last
+// snap before its changed choice (resume.go): a snap is taken only at a
+// task-level quiescent point, because the contexts in flight live on the
+// Go stack. An interrupt in that replayed part ran whole in an earlier
+// run, with the same state before it and the same choices inside it: on
+// std at C=3 these replays were half of the exploration's time (1.29 M
+// interrupts run again, 10.0 s of 20.1 s; 0.09 M run for the first time).
+//
+// The interrupt's context returns before the interrupted one goes on, so
+// right after it nothing of it is on the Go stack: what it left is data
+// (memory and the machine's bookkeeping, the model, the runner's choices,
+// schedule, verdicts, flags and check records, saveData). The contexts in
+// flight below it are the same Go frames in both runs and it does not
+// touch them. So each run saves that data when an interrupt returns
+// (takeEvSnap: an event snap), and a later run that replays the
+// interrupt's option with every choice inside it shared puts the data
+// back instead of running it (restoreEvSnap), sets the DFS past the
+// interrupt's choice points and goes on. The in-place checks inside it are
+// the previous run's, as on any replayed prefix (reuse.go); the coverage
+// it logged is counted again.
+//
+// The event snaps live along the DFS path like the snaps: before a run
+// whose choices before choice point until are the previous run's, those
+// of interrupts not over before it are dropped. On with the snaps, not with
+// the lazy engine (its sandboxes and instances span the interrupt), an
+// OnChoice callback (it is called at each event) or a compiled target.
+
+// evSnap is the data of a run right after an interrupt returned.
+type evSnap struct {
+	// start is the choice point index of the interrupt's option, end the
+	// run's choice point count when it returned.
+	start, end int
+	// cov is the coverage it logged (its own delivery is logged before).
+	cov []uint32
+	// log and warn are the callback records and warnings it appended:
+	// the machine's state keeps them by length only (fgraph.MachineState),
+	// and the words past a run's length may have been written since by a
+	// counterfactual re-run of a reader (readers.go), which truncates the
+	// warnings after it.
+	log  []fgraph.Record
+	warn []fgraph.Warning
+	snap
+}
+
+// evSnaps is a runner's event snaps along the DFS path.
+type evSnaps struct {
+	list []*evSnap // live entries first, in the order taken
+	n    int
+}
+
+// skipper is a chooser that can be set past choice points a run does not
+// reach because it restored what they led to (dfs).
+type skipper interface {
+	// skip sets the chooser past the replayed choice points up to (not
+	// including) to.
+	skip(to int)
+}
+
+// evStart begins a run whose choice points before until are the previous
+// run's (until is the one next() changed): the event snaps of interrupts
+// that do not lie wholly before it go.
+func (e *evSnaps) evStart(until int) {
+	k := 0
+	for i := 0; i < e.n; i++ {
+		if e.list[i].end <= until {
+			e.list[k], e.list[i] = e.list[i], e.list[k]
+			k++
+		}
+	}
+	e.n = k
+}
+
+// evOn reports whether the run takes and restores event snaps.
+func (r *runner) evOn() bool {
+	return r.evs != nil && r.snaps != nil && !r.lazy && !r.compiled && r.opt.OnChoice == nil && r.skipper != nil
+}
+
+// restoreEvSnap puts back the event snap of the interrupt whose option is
+// choice point idx, if the run replays it whole; false if there is none.
+func (r *runner) restoreEvSnap(idx int) bool {
+	if !r.evOn() {
+		return false
+	}
+	var e *evSnap
+	for _, x := range r.evs.list[:r.evs.n] {
+		if x.start == idx {
+			e = x
+			break
+		}
+	}
+	if e == nil {
+		return false
+	}
+	if r.points != idx+1 {
+		internalf("event snap: restored at choice point %d with %d consumed", idx, r.points)
+	}
+	m := r.m
+	nlog, nwarn := len(m.Log), len(m.Warnings)
+	var mem []fgraph.Word
+	if evDrop == "memory" {
+		mem = append(mem, m.Mem...)
+	}
+	r.loadData(&e.snap)
+	if evDrop == "memory" {
+		copy(m.Mem, mem)
+	}
+	if evRestores != nil {
+		evRestores.Add(1)
+	}
+	m.Log = append(m.Log[:nlog], e.log...)
+	m.Warnings = append(m.Warnings[:nwarn], e.warn...)
+	r.skipper.skip(e.end)
+	r.snaps.cov = append(r.snaps.cov, e.cov...)
+	r.applyCov(e.cov)
+	return true
+}
+
+// takeEvSnap saves the run's data right after the interrupt whose option
+// was choice point idx returned, unless the run can make no more choice
+// (no later run replays past it) or a reader is running (its walk is on
+// the Go stack).
+func (r *runner) takeEvSnap(idx, covFrom, logFrom, warnFrom int) {
+	if !r.evOn() || r.stopped || r.noChoiceLeft() || r.rd != (readerCall{}) || r.probe || !r.m.CanSave() {
+		return
+	}
+	e := r.evs
+	if e.n == len(e.list) {
+		e.list = append(e.list, &evSnap{})
+	}
+	p := e.list[e.n]
+	e.n++
+	p.start, p.end, p.points = idx, r.points, r.points
+	p.cov = append(p.cov[:0], r.snaps.cov[covFrom:]...)
+	p.log = append(p.log[:0], r.m.Log[logFrom:]...)
+	p.warn = append(p.warn[:0], r.m.Warnings[warnFrom:]...)
+	r.saveData(&p.snap)
+}
+
+// Test hooks: evDrop names a part of the data restoreEvSnap leaves as it
+// was ("verdicts": the known findings reported inside the interrupt);
+// evRestores, if set, counts the interrupts restored.
+var (
+	evDrop     string
+	evRestores *atomic.Int64
+)

@@ -1,0 +1,189 @@
+package harness
+
+import (
+	"sync/atomic"
+
+	"github.com/fgcheck/fgcheck/fgraph"
+)
+
+// Merged remote placements (ExploreOptions.MergeRemotes;
+// docs/merged-remotes.md).
+//
+// A remote action placed at two yield points of a context between which
+// the context does nothing the action can see or change leaves the same
+// state, and every oracle the same verdicts, at either: the two schedules
+// are the same run but for the position of the event. The explorer then
+// runs the first placement only and counts it for the others.
+//
+// Which placements are the same, per context, in a segment (the steps
+// between two region boundaries: a fence, an atomic, the end of an op):
+//   - A remote unwind only reads (the task's words and real stack): it is
+//     the same at every offer point of a segment. Between two of them the
+//     context only loads and buffers stores (a commit ends a region), and
+//     neither is visible to the unwinder or changes what it reads.
+//   - A register, unregister or tracer switch writes global words (the
+//     fgraph_array, the bitmask, the static calls, the users' words): it
+//     is the same at a segment's plain commit yield (after a barrier,
+//     smp_rmb, smp_wmb or atomic) and at the first offer point after it,
+//     the yield before the next load of a global word: between them the
+//     context loads only its own task's words. The load of a global word
+//     right after that yield may see the action's stores, so the
+//     placements after it are not the same.
+//   - A commit yield inside any other fence (an opaque call's entry or
+//     return, irq on or off, the end of an op) is followed by the
+//     harness's own bookkeeping of that fence, which reads flags an
+//     oracle reads, and an op's first yield by the harness's call or
+//     return bookkeeping (the model's user table, the real stack): such a
+//     yield is merged with nothing after it.
+//   - A yield at a site where the remote action's direct-mode test reads
+//     the context's last site (runner.remote: known finding
+//     direct-switch-race) is merged with nothing for the writers.
+//
+// In the run that fires the action at the first placement (its
+// representative), the context goes on the same way up to the segment's
+// end, and counts the later placements it passes; the run stands for that
+// many schedules (runner.rmult, Result.weight). The runs that continue
+// past the first placement do not offer the action at the later ones
+// (remSuppressed). A violation or a crash of the representative after the
+// action stops it only at the segment's end (quietStop), silently, so
+// that the count is complete: the later placements fail the same way.
+//
+// The state cache stores a subtree's totals divided by the multiplier of
+// the run that recorded its point and multiplies them by the hitting
+// run's (keyed.mult): a state below a merged action stands for as many
+// schedules as its path does.
+
+// The kinds of remote action for merging: bits of a suppression mask.
+const (
+	remUnwind uint8 = 1 << iota // a pure reader
+	remWriter                   // writes global words only
+)
+
+// remKind is the merging kind of remote action i.
+func (r *runner) remKind(i int) uint8 {
+	if r.sc.Remotes[i].Kind == RemoteUnwind {
+		return remUnwind
+	}
+	return remWriter
+}
+
+// directSite reports whether runner.remote reads site s as the context's
+// last one (the direct-switch-race flag).
+func directSite(s fgraph.Site) bool {
+	switch s {
+	case fgraph.SiteEnterSave, fgraph.SiteEnterDirectGops, fgraph.SiteEnterDirectCall,
+		fgraph.SiteRetDirectGops, fgraph.SiteRetDirectCall:
+		return true
+	}
+	return false
+}
+
+// Segment states (ctx.rcls).
+const (
+	segNone   uint8 = iota // no offer point in the segment yet
+	segCommit              // the segment's first offer point was a plain commit yield, no load's since
+	segLoads               // otherwise
+)
+
+// remYield is a commit yield (plain: in a barrier or an atomic) or an
+// op's first yield of c at site s, before its options.
+func (r *runner) remYield(c *ctx, s fgraph.Site, plain bool) {
+	if c.rrep != 0 {
+		r.remEnd(c) // a commit since: the memory differs
+	}
+	c.rcls = segNone
+	if plain && !directSite(s) {
+		c.rcls = segCommit
+	}
+}
+
+// remLoad is the yield before a load of a global word by c at site s: it
+// returns the kinds of remote action not offered there (placed at an
+// earlier offer point of the segment), counts the placement for a
+// representative, and ends a writer's representative.
+func (r *runner) remLoad(c *ctx, s fgraph.Site) (sup uint8) {
+	if c.rcls != segNone {
+		sup |= remUnwind
+	}
+	if c.rcls == segCommit && !directSite(s) || remWrongRule && c.rcls != segNone {
+		sup |= remWriter
+	}
+	c.rcls = segLoads
+	if c.rrep != 0 {
+		if sup&c.rrep != 0 {
+			r.rmult++
+		}
+		if c.rrep == remWriter {
+			r.remEnd(c) // no later placement can be the same
+		}
+	}
+	return sup
+}
+
+// remBoundary is a region boundary of c: the segment ends.
+func (r *runner) remBoundary(c *ctx) {
+	c.rcls = segNone
+	if c.rrep != 0 {
+		r.remEnd(c)
+	}
+}
+
+// remEnd ends c's representative; a violation or crash it deferred stops
+// the run now.
+func (r *runner) remEnd(c *ctx) {
+	c.rrep = 0
+	if r.quietStop {
+		r.stopped = true
+		r.stopRun()
+	}
+}
+
+// remFired is a remote action i fired by c at an offer point: it
+// represents the later placements of its segment that are the same, if
+// the point begins a set of them (not an op's first yield, nor a commit
+// yield whose fence has bookkeeping after it).
+func (r *runner) remFired(c *ctx, i int) {
+	if c.rcls != segNone {
+		c.rrep = r.remKind(i)
+	}
+}
+
+// remDefer reports whether a violation that stops the run is deferred to
+// the end of a representative's segment (and defers it).
+func (r *runner) remDefer() bool {
+	if !r.mergeRem || r.quietStop {
+		return r.quietStop
+	}
+	for _, c := range r.ctxs {
+		if c.rrep != 0 {
+			r.quietStop = true
+			if remQuiet != nil {
+				remQuiet.Add(1)
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// Test hooks: remWrongRule merges a writer's placements across loads of
+// global words, as a reader's (unsound: the load may see its stores);
+// remQuiet, if set, counts the violations a representative deferred.
+var (
+	remWrongRule bool
+	remQuiet     *atomic.Int64
+)
+
+// remFilter returns opts less the remote actions whose kind is in sup,
+// in r.remOpts' storage.
+func (r *runner) remFilter(opts []Option, sup uint8) []Option {
+	out := r.remOpts[:0]
+	for _, o := range opts {
+		if o.Kind == OptRemote && r.remKind(o.Remote)&sup != 0 {
+			continue
+		}
+		out = append(out, o)
+	}
+	r.remOpts = out
+	return out
+}
