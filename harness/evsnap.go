@@ -31,9 +31,13 @@ import (
 //
 // The event snaps live along the DFS path like the snaps: before a run
 // whose choices before choice point until are the previous run's, those
-// of interrupts not over before it are dropped. On with the snaps, not with
-// the lazy engine (its sandboxes and instances span the interrupt), an
-// OnChoice callback (it is called at each event) or a compiled target.
+// of interrupts not over before it are dropped. On with the snaps, not
+// with an OnChoice callback (it is called at each event) or a compiled
+// target. With the lazy engine they hold its pending regions too; an
+// instance in flight below the interrupt is the interrupted context's,
+// which the interrupt does not touch, and the sandboxes it ran are records
+// taken in order (reuse.go), which the restore sets past as it does the
+// checks.
 
 // evSnap is the data of a run right after an interrupt returned.
 type evSnap struct {
@@ -49,6 +53,9 @@ type evSnap struct {
 	// warnings after it.
 	log  []fgraph.Record
 	warn []fgraph.Warning
+	// pending is the lazy engine's pending regions (lazy.go): the
+	// interrupt may meet new ones, pay for or end old ones.
+	pending []pendRec
 	snap
 }
 
@@ -82,7 +89,7 @@ func (e *evSnaps) evStart(until int) {
 
 // evOn reports whether the run takes and restores event snaps.
 func (r *runner) evOn() bool {
-	return r.evs != nil && r.snaps != nil && !r.lazy && !r.compiled && r.opt.OnChoice == nil && r.skipper != nil
+	return r.evs != nil && r.snaps != nil && !r.compiled && r.opt.OnChoice == nil && r.skipper != nil
 }
 
 // restoreEvSnap puts back the event snap of the interrupt whose option is
@@ -114,6 +121,22 @@ func (r *runner) restoreEvSnap(idx int) bool {
 	if evDrop == "memory" {
 		copy(m.Mem, mem)
 	}
+	for _, reg := range r.lzList {
+		if evDrop == "pending" {
+			break
+		}
+		r.lzLive[reg], r.lzOpt[reg], r.lzPaid[reg] = 0, nil, false
+	}
+	if evDrop != "pending" {
+		r.lzList = r.lzList[:0]
+	}
+	for _, x := range e.pending {
+		if evDrop == "pending" {
+			break
+		}
+		r.lzLive[x.region], r.lzPaid[x.region], r.lzOpt[x.region] = x.live, x.paid, x.opt
+		r.lzList = append(r.lzList, x.region)
+	}
 	if evRestores != nil {
 		evRestores.Add(1)
 	}
@@ -143,12 +166,17 @@ func (r *runner) takeEvSnap(idx, covFrom, logFrom, warnFrom int) {
 	p.cov = append(p.cov[:0], r.snaps.cov[covFrom:]...)
 	p.log = append(p.log[:0], r.m.Log[logFrom:]...)
 	p.warn = append(p.warn[:0], r.m.Warnings[warnFrom:]...)
+	p.pending = p.pending[:0]
+	for _, reg := range r.lzList {
+		p.pending = append(p.pending, pendRec{region: reg, live: r.lzLive[reg], paid: r.lzPaid[reg], opt: r.lzOpt[reg]})
+	}
 	r.saveData(&p.snap)
 }
 
 // Test hooks: evDrop names a part of the data restoreEvSnap leaves as it
-// was ("verdicts": the known findings reported inside the interrupt);
-// evRestores, if set, counts the interrupts restored.
+// was ("memory": the words the interrupt wrote; "pending": the lazy
+// engine's pending regions); evRestores, if set, counts the interrupts
+// restored.
 var (
 	evDrop     string
 	evRestores *atomic.Int64

@@ -17,36 +17,44 @@ func withoutEvSnaps(f func()) {
 // TestEvSnapsSound: the explorer with event snaps (interrupts of a
 // replayed prefix restored instead of run again, evsnap.go) and without
 // give the same counts, verdicts, known findings, coverage and first
-// violation, with the cache and without, on std (complete, KeepGoing) and
-// on std with a mutant whose violations are found inside interrupts; the
-// snaps are restored there, hundreds of times.
+// violation, with the cache and without, on std (complete, KeepGoing), on
+// std with a mutant whose violations are found inside interrupts, and on
+// peer-spin with lazy region orders (with and without a mutant); the snaps
+// are restored there, hundreds of times at least.
 // (TestResumeSound and TestCacheSound hold the explorer with them to the
 // one without any prefix sharing on every mutant.)
 func TestEvSnapsSound(t *testing.T) {
 	if testing.Short() {
-		t.Skip("explores std four times")
+		t.Skip("explores std and peer-spin ten times")
 	}
+	mutant := func(name string) *Scenario {
+		mi, err := fgraph.LookupMutant(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := Standard(fgraph.Latest)
+		sc.Mutant = mi.Mutant
+		return sc
+	}
+	keep := RunOptions{KeepGoing: true}
 	for _, c := range []struct {
-		name   string
-		mutant string
-		bound  int
-		cache  bool
+		name string
+		sc   *Scenario
+		opt  ExploreOptions
 	}{
-		{"std", "", 2, false},
-		{"std cached", "", 2, true},
-		{"M-push-barrier1 cached", "M-push-barrier1", 2, true},
+		{"std", Standard(fgraph.Latest), ExploreOptions{RunOptions: keep}},
+		{"std cached", Standard(fgraph.Latest), ExploreOptions{Cache: true, RunOptions: keep}},
+		{"M-push-barrier1 cached", mutant("M-push-barrier1"), ExploreOptions{Cache: true, RunOptions: keep}},
+		// The lazy engine's pending regions are in the snaps too.
+		{"peer-spin lazy", PeerSpin(fgraph.Latest), ExploreOptions{Cache: true, LazyOrders: true, RunOptions: keep}},
+		{"peer-spin M-push-barrier1 lazy", func() *Scenario {
+			sc := PeerSpin(fgraph.Latest)
+			sc.Mutant = mutant("M-push-barrier1").Mutant
+			return sc
+		}(), ExploreOptions{Cache: true, LazyOrders: true, RunOptions: keep}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			sc := Standard(fgraph.Latest)
-			sc.Bound.C = c.bound
-			if c.mutant != "" {
-				mi, err := fgraph.LookupMutant(c.mutant)
-				if err != nil {
-					t.Fatal(err)
-				}
-				sc.Mutant = mi.Mutant
-			}
-			opt := ExploreOptions{Cache: c.cache, RunOptions: RunOptions{KeepGoing: true}}
+			sc, opt := c.sc, c.opt
 			var without string
 			withoutEvSnaps(func() { without = exploredFull(t, sc, opt) })
 			var n atomic.Int64
@@ -65,24 +73,35 @@ func TestEvSnapsSound(t *testing.T) {
 }
 
 // TestEvSnapsIncompleteCaught: an event snap that leaves out the words
-// its interrupt wrote is caught: by the explorer's own check of a replayed
-// prefix (a choice point that offers other options than before, an
-// internal error) or by TestEvSnapsSound's comparison.
+// its interrupt wrote (std), or the lazy engine's pending regions it met
+// or ended (peer-spin, lazy orders), is caught: by the explorer's own
+// check of a replayed prefix (a choice point that offers other options
+// than before, an internal error) or by TestEvSnapsSound's comparison.
 func TestEvSnapsIncompleteCaught(t *testing.T) {
 	if testing.Short() {
-		t.Skip("explores std twice")
+		t.Skip("explores std and peer-spin twice each")
 	}
-	sc := Standard(fgraph.Latest)
-	opt := ExploreOptions{Cache: true, RunOptions: RunOptions{KeepGoing: true}}
-	var without string
-	withoutEvSnaps(func() { without = exploredFull(t, sc, opt) })
-	evDrop = "memory"
-	defer func() { evDrop = "" }()
-	if _, err := Explore(sc, opt); err != nil {
-		t.Logf("without the memory: %v", err)
-		return
-	}
-	if got := exploredFull(t, sc, opt); got == without {
-		t.Error("event snaps without the words their interrupt wrote went unnoticed")
+	keep := RunOptions{KeepGoing: true}
+	for _, c := range []struct {
+		drop string
+		sc   *Scenario
+		opt  ExploreOptions
+	}{
+		{"memory", Standard(fgraph.Latest), ExploreOptions{Cache: true, RunOptions: keep}},
+		{"pending", PeerSpin(fgraph.Latest), ExploreOptions{Cache: true, LazyOrders: true, RunOptions: keep}},
+	} {
+		var without string
+		withoutEvSnaps(func() { without = exploredFull(t, c.sc, c.opt) })
+		func() {
+			evDrop = c.drop
+			defer func() { evDrop = "" }()
+			if _, err := Explore(c.sc, c.opt); err != nil {
+				t.Logf("without the %s: %v", c.drop, err)
+				return
+			}
+			if got := exploredFull(t, c.sc, c.opt); got == without {
+				t.Errorf("event snaps without the %s went unnoticed", c.drop)
+			}
+		}()
 	}
 }
