@@ -21,6 +21,10 @@
 // The execution model (contexts, the compiler store buffer, yield points) and
 // the seven oracles are described in docs/compiler-model.md; the standard
 // bound in docs/std.md; the known kernel findings in docs/findings.md.
+// [Explore]'s ways of running fewer schedules for the same counts: the
+// visited-state cache and prefix sharing (docs/state-cache.md), lazy region
+// orders (docs/lazy-orders.md), merged remote placements and event snaps
+// (docs/merged-remotes.md).
 //
 // The core is deterministic: no goroutines, clocks or global randomness in a
 // run; the same schedule gives the same trace byte for byte. Parallelism
