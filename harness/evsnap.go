@@ -53,9 +53,6 @@ type evSnap struct {
 	// warnings after it.
 	log  []fgraph.Record
 	warn []fgraph.Warning
-	// pending is the lazy engine's pending regions (lazy.go): the
-	// interrupt may meet new ones, pay for or end old ones.
-	pending []pendRec
 	snap
 }
 
@@ -121,21 +118,8 @@ func (r *runner) restoreEvSnap(idx int) bool {
 	if evDrop == "memory" {
 		copy(m.Mem, mem)
 	}
-	for _, reg := range r.lzList {
-		if evDrop == "pending" {
-			break
-		}
-		r.lzLive[reg], r.lzOpt[reg], r.lzPaid[reg] = 0, nil, false
-	}
 	if evDrop != "pending" {
-		r.lzList = r.lzList[:0]
-	}
-	for _, x := range e.pending {
-		if evDrop == "pending" {
-			break
-		}
-		r.lzLive[x.region], r.lzPaid[x.region], r.lzOpt[x.region] = x.live, x.paid, x.opt
-		r.lzList = append(r.lzList, x.region)
+		r.loadPending(&e.snap)
 	}
 	if evRestores != nil {
 		evRestores.Add(1)
@@ -166,10 +150,7 @@ func (r *runner) takeEvSnap(idx, covFrom, logFrom, warnFrom int) {
 	p.cov = append(p.cov[:0], r.snaps.cov[covFrom:]...)
 	p.log = append(p.log[:0], r.m.Log[logFrom:]...)
 	p.warn = append(p.warn[:0], r.m.Warnings[warnFrom:]...)
-	p.pending = p.pending[:0]
-	for _, reg := range r.lzList {
-		p.pending = append(p.pending, pendRec{region: reg, live: r.lzLive[reg], paid: r.lzPaid[reg], opt: r.lzOpt[reg]})
-	}
+	r.savePending(&p.snap) // the interrupt may meet pending regions, pay for or end them
 	r.saveData(&p.snap)
 }
 

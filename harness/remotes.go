@@ -44,7 +44,7 @@ import (
 // end, and counts the later placements it passes; the run stands for that
 // many schedules (runner.rmult, Result.weight). The runs that continue
 // past the first placement do not offer the action at the later ones
-// (remSuppressed). A violation or a crash of the representative after the
+// (remLoad's mask). A violation or a crash of the representative after the
 // action stops it only at the segment's end (quietStop), silently, so
 // that the count is complete: the later placements fail the same way.
 //

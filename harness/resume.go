@@ -250,11 +250,29 @@ func (r *runner) takeSnap(cur int) {
 	if r.lzN > 0 {
 		internalf("snap: taken inside an instance of a pending region")
 	}
+	r.savePending(p)
+	p.ncov = len(s.cov)
+}
+
+// savePending saves the lazy engine's pending regions into p (takeSnap,
+// takeEvSnap).
+func (r *runner) savePending(p *snap) {
 	p.pend = p.pend[:0]
 	for _, reg := range r.lzList {
 		p.pend = append(p.pend, pendRec{region: reg, live: r.lzLive[reg], paid: r.lzPaid[reg], opt: r.lzOpt[reg]})
 	}
-	p.ncov = len(s.cov)
+}
+
+// loadPending makes the pending regions p saved the run's, and no other.
+func (r *runner) loadPending(p *snap) {
+	for _, reg := range r.lzList {
+		r.lzLive[reg], r.lzOpt[reg], r.lzPaid[reg] = 0, nil, false
+	}
+	r.lzList = r.lzList[:0]
+	for _, x := range p.pend {
+		r.lzLive[x.region], r.lzPaid[x.region], r.lzOpt[x.region] = x.live, x.paid, x.opt
+		r.lzList = append(r.lzList, x.region)
+	}
 }
 
 // saveData saves into p the run's data but its task contexts and
@@ -307,12 +325,8 @@ func (r *runner) restoreSnap(p *snap) {
 	}
 	copy(r.pc, p.pc)
 	r.loadData(p)
-	for _, x := range p.pend {
-		if snapDrop == "pending" {
-			break
-		}
-		r.lzLive[x.region], r.lzPaid[x.region], r.lzOpt[x.region] = x.live, x.paid, x.opt
-		r.lzList = append(r.lzList, x.region)
+	if snapDrop != "pending" {
+		r.loadPending(p)
 	}
 	s := r.snaps
 	s.cov = s.cov[:p.ncov]
