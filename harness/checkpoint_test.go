@@ -85,13 +85,20 @@ func TestCheckpointByteFlips(t *testing.T) {
 func TestCheckpointHandEdits(t *testing.T) {
 	sc := Standard(fgraph.Latest)
 	base := stdCheckpoint(t, 2, 3000)
-	// A piece in progress with a path, for the path edits.
+	// A piece in progress with a path past its first choice of its own
+	// (a step the DFS explores whole, lim >= 0), for the path edits. Which
+	// pieces the two workers have started depends on their timing; a
+	// piece stopped right at its own first choice has only steps of the
+	// shared default path (lim -1), after which ten appended default steps
+	// of two options can be a real path (each a point with two options
+	// left), and an edited option count is refused by the lim check first.
 	prog := -1
 	for i, p := range base.Pieces {
-		if p.Started && !p.Done && len(p.Path) > 2 {
-			prog = i
-			break
+		if !p.Started || p.Done || len(p.Path) <= 2 || p.Path[len(p.Path)-1][2] < 0 {
+			continue
 		}
+		prog = i
+		break
 	}
 	if prog < 0 {
 		t.Fatal("no piece in progress")
