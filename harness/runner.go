@@ -269,6 +269,9 @@ type runner struct {
 	// tail it has seen (cache.go); between is set while it encodes.
 	tails   *dfs
 	between bool
+	// afterEv is set while the state right after an interrupt returned
+	// is encoded (cache.go, afterEvent).
+	afterEv bool
 	// Merged remote placements (ExploreOptions.MergeRemotes, remotes.go):
 	// mergeOpt asks for them, mergeRem has them in this run (not for a
 	// compiled target); rmult is the schedules the run stands for by
@@ -1350,6 +1353,7 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool, sup uint8) {
 			r.interrupt(c, id, k, p.Pos)
 			r.takeEvSnap(idx, covFrom, logFrom, warnFrom)
 		}
+		r.afterEvent() // cache.go
 	case OptRemote:
 		r.addEvent(Event{ID: id, Kind: EvRemote, In: c.name, At: p.Pos, Remote: o.Remote, Line: r.targetLine()})
 		r.evOrd = append(r.evOrd, p.ord)

@@ -134,7 +134,11 @@ func (r *runner) appendState(dst []uint64, drop int) []uint64 {
 					used |= 1 << (i & 63)
 				}
 			}
-			dst = append(dst, used, uint64(len(r.finish)), uint64(len(r.later)))
+			// Whether the state is the one right after an interrupt
+			// returned (cache.go, afterEvent): the yield it returned to
+			// offers nothing more, where a choice point's state at the
+			// same yield still has its options ahead.
+			dst = append(dst, used, uint64(len(r.finish)), uint64(len(r.later)), boolU(r.afterEv))
 			for _, p := range r.pending {
 				dst = append(dst, uint64(p))
 			}
