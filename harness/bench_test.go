@@ -59,8 +59,8 @@ func BenchmarkPeerSpinK3Cache(b *testing.B) {
 }
 
 // BenchmarkStdC3Cache is std at C=3 with the cache, the default table and
-// merged remote placements (issue 13's goal: 10 s; about 17-19 s an op on
-// the project's machine, 5 Dec 2026).
+// merged remote placements (issue 13's goal: 10 s; about 14.5-15.5 s an op
+// on the project's machine, 5 Dec 2026 morning).
 func BenchmarkStdC3Cache(b *testing.B) {
 	sc := Standard(fgraph.Latest)
 	sc.Bound.C = 3

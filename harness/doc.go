@@ -22,9 +22,10 @@
 // the seven oracles are described in docs/compiler-model.md; the standard
 // bound in docs/std.md; the known kernel findings in docs/findings.md.
 // [Explore]'s ways of running fewer schedules for the same counts: the
-// visited-state cache and prefix sharing (docs/state-cache.md), lazy region
-// orders (docs/lazy-orders.md), merged remote placements and event snaps
-// (docs/merged-remotes.md).
+// visited-state cache and prefix sharing, with its lookups at choice
+// points, at quiescent points and right after an interrupt returns
+// (docs/state-cache.md), lazy region orders (docs/lazy-orders.md), merged
+// remote placements and event snaps (docs/merged-remotes.md).
 //
 // The core is deterministic: no goroutines, clocks or global randomness in a
 // run; the same schedule gives the same trace byte for byte. Parallelism
