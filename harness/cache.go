@@ -131,9 +131,11 @@ type cacheEntry struct {
 type CacheStats struct {
 	// States is the number of distinct states stored (subtrees explored).
 	States int64
-	// Hits counts the choice points whose subtree was taken from the cache.
+	// Hits counts the points whose subtree was taken from the cache.
 	Hits int64
-	// Lookups counts the choice points looked up.
+	// Lookups counts the points looked up: choice points, tails and quiet
+	// points (quiescent), and the points right after an interrupt
+	// returned (afterEvent).
 	Lookups int64
 	// Full counts the subtrees not stored because the table was full.
 	Full int64
