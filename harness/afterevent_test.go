@@ -73,13 +73,12 @@ func TestAfterEventSound(t *testing.T) {
 	}
 	for _, m := range afterEventModes(t) {
 		t.Run(m.name, func(t *testing.T) {
-			noAfterEvent = true
-			without := afterEventOutcome(t, m)
-			noAfterEvent = false
+			var without outcome
+			withSet(&noAfterEvent, func() { without = afterEventOutcome(t, m) })
 			var n atomic.Int64
 			afterEvHits = &n
+			defer func() { afterEvHits = nil }()
 			with := afterEventOutcome(t, m)
-			afterEvHits = nil
 			if with.String() != without.String() {
 				t.Errorf("the lookups after interrupts change the result:\nwithout:\n%s\nwith:\n%s", without, with)
 			}
@@ -100,12 +99,9 @@ func TestAfterEventSound(t *testing.T) {
 func TestAfterEventUnmarkedCaught(t *testing.T) {
 	sc, opt := quietIRQ()
 	m := soundMode{"quiet interrupt", sc, opt}
-	noAfterEvent = true
-	without := afterEventOutcome(t, m)
-	noAfterEvent = false
-	afterEvUnmarked = true
-	defer func() { afterEvUnmarked = false }()
-	with := afterEventOutcome(t, m)
+	var without, with outcome
+	withSet(&noAfterEvent, func() { without = afterEventOutcome(t, m) })
+	withSet(&afterEvUnmarked, func() { with = afterEventOutcome(t, m) })
 	if with.String() == without.String() {
 		t.Fatalf("the states after interrupts without their mark went unnoticed: %d schedules", with.runs)
 	}

@@ -8,11 +8,7 @@ import (
 )
 
 // withoutEvSnaps runs f with the event snaps off.
-func withoutEvSnaps(f func()) {
-	noEvSnaps = true
-	defer func() { noEvSnaps = false }()
-	f()
-}
+func withoutEvSnaps(f func()) { withSet(&noEvSnaps, f) }
 
 // TestEvSnapsSound: the explorer with event snaps (interrupts of a
 // replayed prefix restored instead of run again, evsnap.go) and without

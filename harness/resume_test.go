@@ -21,9 +21,13 @@ func full(o outcome, s *Summary) string {
 }
 
 // withoutResume runs f with prefix sharing off.
-func withoutResume(f func()) {
-	noResume = true
-	defer func() { noResume = false }()
+func withoutResume(f func()) { withSet(&noResume, f) }
+
+// withSet runs f with the test hook *p set, and clears it however f ends
+// (a t.Fatal inside f ends its goroutine).
+func withSet(p *bool, f func()) {
+	*p = true
+	defer func() { *p = false }()
 	f()
 }
 
