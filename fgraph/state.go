@@ -18,9 +18,7 @@ func (m *Machine) Clock() Word { return m.clock }
 func (m *Machine) AppendState(dst []uint64) []uint64 {
 	// Memory: every shared word, live or not (a stale word above
 	// curr_ret_stack is what a later push or a reader may see).
-	for _, w := range m.Mem {
-		dst = append(dst, uint64(w))
-	}
+	dst = append(dst, m.Mem...)
 	// current and the context level the harness set.
 	dst = append(dst, uint64(m.Current), uint64(m.Level))
 	// Per level: the slot of the call being entered, the
