@@ -310,7 +310,7 @@ func (r *runner) saveData(p *snap) {
 	p.steps = r.steps
 	p.nchecks, p.nsand = -1, -1
 	if r.reuse != nil {
-		p.nchecks, p.nsand = len(r.reuse.cur), r.reuse.sandNext
+		p.nchecks, p.nsand = r.reuse.n, r.reuse.sandNext
 	}
 }
 
@@ -395,10 +395,10 @@ func (r *runner) loadData(p *snap) {
 	r.steps = p.steps
 	if r.reuse != nil {
 		u := r.reuse
-		if p.nchecks < 0 || p.nchecks > len(u.prev) {
-			internalf("resume: a snap with %d check records, %d in the previous run", p.nchecks, len(u.prev))
+		if p.nchecks < 0 || p.nchecks > len(u.recs) {
+			internalf("resume: a snap with %d check records, %d in the previous run", p.nchecks, len(u.recs))
 		}
-		u.cur = append(u.cur[:0], u.prev[:p.nchecks]...)
+		u.n = p.nchecks
 		if p.nsand < 0 || p.nsand > len(u.sand) {
 			internalf("resume: a snap after %d sandboxes, %d kept of the shared prefix", p.nsand, len(u.sand))
 		}

@@ -33,11 +33,16 @@ type checkRec struct {
 	stopped           bool
 }
 
-// reuse is the runner's record of its checks, this run's and the previous
-// run's; until is the last choice point index whose prefix is shared with
-// the previous run (-1: none).
+// reuse is the runner's record of its checks: recs[:n] are this run's,
+// and while the run is still the previous run, recs[n:] are the previous
+// run's, which the next checks replay. One list serves both (a replayed
+// check moves n on, a check run anew truncates the list after it): the
+// copy of every replayed record from one run's list into the next's was
+// 3 % of std C=3. until is the last choice point index whose prefix is
+// shared with the previous run (-1: none).
 type reuse struct {
-	prev, cur []checkRec
+	recs      []checkRec
+	n         int
 	until     int
 	// prevRes is the previous run's result, which the records of prev
 	// index.
@@ -73,7 +78,7 @@ func (u *reuse) keysEnd(n int) int {
 // replay the previous run's choices.
 // prev is the previous run's result.
 func (u *reuse) startRun(until int, prev *Result) {
-	u.prev, u.cur = u.cur, u.prev[:0]
+	u.n = 0
 	u.until = until
 	u.prevRes = prev
 	if prev == nil {
@@ -132,12 +137,12 @@ func (r *runner) checkTransparentOnce(c *ctx, before []fgraph.Word) {
 // previous run while the choice points so far are shared.
 func (r *runner) replayCheck() bool {
 	u := r.reuse
-	k := len(u.cur)
-	if r.tr != nil || r.points > u.until || k >= len(u.prev) {
+	k := u.n
+	if r.tr != nil || r.points > u.until || k >= len(u.recs) {
 		return false
 	}
-	rec := u.prev[k]
-	u.cur = append(u.cur, rec)
+	rec := &u.recs[k]
+	u.n++
 	if rec.v1 > rec.v0 {
 		r.res.Violations = append(r.res.Violations, u.prevRes.Violations[rec.v0:rec.v1]...)
 	}
@@ -164,11 +169,13 @@ func (r *runner) marks() [3]int {
 // findings and detections after the marks n, the positions it left,
 // whether it stopped.
 func (r *runner) recordCheck(n [3]int) {
-	r.reuse.cur = append(r.reuse.cur, checkRec{
+	u := r.reuse
+	u.recs = append(u.recs[:u.n], checkRec{
 		v0: int32(n[0]), v1: int32(len(r.res.Violations)), k0: int32(n[1]), k1: int32(len(r.res.Known)),
 		d0: int32(n[2]), d1: int32(len(r.res.dets)),
 		logSeen: int32(r.logSeen), warnSeen: int32(r.warnSeen), stopped: r.stopped,
 	})
+	u.n++
 }
 
 // takeSandbox gives lz the keys a sandbox at this place of the shared
