@@ -41,9 +41,9 @@ type checkRec struct {
 // 3 % of std C=3. until is the last choice point index whose prefix is
 // shared with the previous run (-1: none).
 type reuse struct {
-	recs      []checkRec
-	n         int
-	until     int
+	recs  []checkRec
+	n     int
+	until int
 	// prevRes is the previous run's result, which the records of prev
 	// index.
 	prevRes *Result
