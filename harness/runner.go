@@ -262,8 +262,12 @@ type runner struct {
 	cursors     [8]int
 	cursorDepth int
 	// hashing: the explorer caches visited states (state.go): every
-	// context keeps the digest of its inputs.
-	hashing bool
+	// context keeps the digest of its inputs. digest: the inputs are
+	// digested now (not while the run replays the previous run's prefix;
+	// histRec keeps what the contexts' digests were at each choice point,
+	// digest.go).
+	hashing, digest bool
+	histRec         [][]uint64
 	// tails, with the cache: the DFS, asked at each quiescent point of a
 	// run that can make no more choices whether the rest of the run is a
 	// tail it has seen (cache.go); between is set while it encodes.
@@ -529,6 +533,7 @@ func (r *runner) reset() {
 
 func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 	r.reset()
+	r.digest = r.hashing && !r.replaysDigests(opt)
 	r.shield = shielded{wrapped(opt.wrap, r, ch)}
 	r.ch, r.opt, r.cov = &r.shield, opt, opt.Coverage
 	r.rep, _ = ch.(*replay)
@@ -724,7 +729,7 @@ func (r *runner) call(c *ctx, op Op) {
 	t := c.task
 	ret, retp := m.PeekCall(op.Kind == OpTail)
 	slots := r.model.Slots
-	if r.hashing {
+	if r.digest {
 		c.hist = mix(mix(mix(c.hist, uint64(ret)), uint64(retp)), slotsDigest(&slots))
 	}
 	c.entryV = inflightEntry{ret: ret, fn: fgraph.FuncAddr(op.Func), retp: retp, modelPos: len(r.model.Tasks[t].Frames)}
@@ -780,7 +785,7 @@ func (r *runner) ret(c *ctx) {
 	}
 	slots := r.model.Slots
 	h0 := m.Handlers[c.level&7]
-	if r.hashing {
+	if r.digest {
 		c.hist = mix(mix(mix(mix(c.hist, uint64(top.Val)), uint64(top.Retp)), uint64(h0)), slotsDigest(&slots))
 	}
 	got, want := m.Return()
@@ -982,13 +987,13 @@ func (r *runner) Load(s fgraph.Site, a fgraph.Addr, k fgraph.Kind) fgraph.Word {
 	}
 	for i := len(c.buf) - 1; i >= 0; i-- {
 		if c.buf[i].addr == a {
-			if r.hashing {
+			if r.digest {
 				c.hist = mix(c.hist, uint64(s)<<32|uint64(uint32(a))^uint64(c.buf[i].val))
 			}
 			return c.buf[i].val
 		}
 	}
-	if r.hashing {
+	if r.digest {
 		c.hist = mix(c.hist, uint64(s)<<32|uint64(uint32(a))^uint64(r.m.Mem[a]))
 	}
 	return r.m.Mem[a]
@@ -999,7 +1004,7 @@ func (r *runner) Load(s fgraph.Site, a fgraph.Addr, k fgraph.Kind) fgraph.Word {
 // to the context's input digest (fgraph.Digester; state.go), where Load
 // would add a load's value.
 func (r *runner) Digest(v uint64) {
-	if !r.hashing || r.direct > 0 || len(r.ctxs) == 0 {
+	if !r.digest || r.direct > 0 || len(r.ctxs) == 0 {
 		return
 	}
 	c := r.top()
@@ -1039,7 +1044,7 @@ func (r *runner) Store(s fgraph.Site, a fgraph.Addr, v fgraph.Word, k fgraph.Kin
 		return
 	}
 	c := r.top()
-	if r.hashing {
+	if r.digest {
 		c.hist = mix(mix(c.hist, uint64(s)<<32|uint64(uint32(a))|uint64(k)<<60), uint64(v))
 	}
 	if s == fgraph.SiteEnterDepthStore && c.inCallback > 0 && !r.opt.NoOracles {
@@ -1061,7 +1066,7 @@ func (r *runner) AtomicAdd(s fgraph.Site, a fgraph.Addr, d int64) fgraph.Word {
 		return r.m.Mem[a]
 	}
 	c := r.top()
-	if r.hashing {
+	if r.digest {
 		c.hist = mix(c.hist, uint64(s)<<32|uint64(uint32(a)))
 	}
 	v := r.m.Mem[a]
@@ -1072,7 +1077,7 @@ func (r *runner) AtomicAdd(s fgraph.Site, a fgraph.Addr, d int64) fgraph.Word {
 		}
 	}
 	v += fgraph.Word(d)
-	if r.hashing {
+	if r.digest {
 		c.hist = mix(c.hist, uint64(v))
 	}
 	c.buf = append(c.buf, pending{site: s, addr: a, val: v, kind: fgraph.Atomic})
@@ -1090,7 +1095,7 @@ func (r *runner) Fence(s fgraph.Site, f fgraph.Fence) {
 		return
 	}
 	c := r.top()
-	if r.hashing {
+	if r.digest {
 		c.hist = mix(c.hist, uint64(s)<<8|uint64(f))
 	}
 	c.boundary()
@@ -1308,6 +1313,7 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool, sup uint8) {
 	p.Level, p.Index, p.ord = c.level, r.points, c.nyield
 	r.points++
 	i := r.ch.Choose(p, opts)
+	r.chosen(p.Index)
 	if i < 0 || i >= len(opts) {
 		i = 0
 	}

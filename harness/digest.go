@@ -1,0 +1,89 @@
+package harness
+
+// Input digests skipped on replay.
+//
+// With the state cache each context digests every input its code reads
+// (ctx.hist, state.go): a mix per load, store and fence, 7 % of std C=3's
+// time. Most of a run's hook calls replay the previous run's prefix (the
+// choice points before the one next() changed), and nothing looks a state
+// up there: lookups are made at new choice points, after interrupts in a
+// run's new part and at quiescent points after its last choice. So the
+// digests are kept only from the changed choice point on:
+//
+//   - each choice point a run reaches for the first time (after its
+//     changed one) records every context's digest as it is before the
+//     option is taken (the task contexts, then the contexts on the CPU);
+//   - the run that changes that choice point later replays up to it with
+//     the digests off, and puts the recorded digests back right after the
+//     chooser answered there, before the option runs.
+//
+// The record of a choice point is the one its first visit made: a run
+// writes the records of its new choice points only, and the DFS path's
+// entry at an index is replaced only by such a run. Between the start of
+// a run and its changed choice point the contexts are the same, in the
+// same places, as in the run that recorded it (the code is deterministic),
+// so the digests put back are what they would have been. What a replay
+// leaves in the digests before that point (in snaps and event snaps taken
+// there too) is overwritten at the changed point, for every context then
+// alive; a context made later digests from its start. The digests a
+// context starts an op or an interrupt with (the op count and kind, the
+// live words an interrupt found) are set with the digests off too: they
+// are not chained onto earlier inputs.
+//
+// TestCacheSound and the other soundness tests hold the counts to the
+// plain explorer's; TestDigestReplayCaught shows they fail when the
+// digests are not put back.
+
+// replaysDigests reports whether the run about to start replays a prefix
+// of the previous run with its digests off: with check reuse (the same
+// prefix, the same order of events), no trace.
+func (r *runner) replaysDigests(opt RunOptions) bool {
+	return r.reuse != nil && r.reuse.until >= 0 && !opt.Trace && !noDigestReplay
+}
+
+// chosen is called right after the chooser answered at choice point idx:
+// at the changed point it puts the recorded digests back and turns the
+// digests on; at a new point it records them.
+func (r *runner) chosen(idx int) {
+	if !r.hashing || r.reuse == nil {
+		return
+	}
+	switch until := r.reuse.until; {
+	case idx == until && !r.digest:
+		rec := r.histRec[idx]
+		if len(rec) != len(r.taskCt)+len(r.ctxs) {
+			internalf("digests: choice point %d recorded %d contexts, the replay has %d", idx, len(rec), len(r.taskCt)+len(r.ctxs))
+		}
+		if digestNotPutBack {
+			rec = rec[:0]
+		}
+		for i, c := range r.taskCt {
+			if i < len(rec) {
+				c.hist = rec[i]
+			}
+		}
+		for i, c := range r.ctxs {
+			if j := len(r.taskCt) + i; j < len(rec) {
+				c.hist = rec[j]
+			}
+		}
+		r.digest = true
+	case idx > until || r.digest:
+		for len(r.histRec) <= idx {
+			r.histRec = append(r.histRec, nil)
+		}
+		rec := r.histRec[idx][:0]
+		for _, c := range r.taskCt {
+			rec = append(rec, c.hist)
+		}
+		for _, c := range r.ctxs {
+			rec = append(rec, c.hist)
+		}
+		r.histRec[idx] = rec
+	}
+}
+
+// Test hooks: noDigestReplay keeps the digests on in every run;
+// digestNotPutBack leaves the digests of a replay as they are at the
+// changed choice point (a wrong rule the soundness tests must catch).
+var noDigestReplay, digestNotPutBack bool
