@@ -156,8 +156,8 @@ func (r *runner) walk(t int) ([]int, string) {
 	}
 	F := r.cfg.FrameWords
 	curr := int(int64(m.Mem[b+fgraph.TaskCurr]))
-	if curr < 0 || curr > r.cfg.ShadowStackMaxOffset() {
-		return nil, fmt.Sprintf("curr_ret_stack %d outside [0, %d]", curr, r.cfg.ShadowStackMaxOffset())
+	if curr < 0 || curr > r.maxOff {
+		return nil, fmt.Sprintf("curr_ret_stack %d outside [0, %d]", curr, r.maxOff)
 	}
 	w0 := b + fgraph.TaskWords
 	word := func(i int) fgraph.Word { return m.Mem[w0+fgraph.Addr(i)] }
@@ -430,11 +430,11 @@ func (r *runner) checkCapacity(c *ctx, st pending) {
 		if i < 0 || i >= r.cfg.StackWords {
 			continue
 		}
-		if st.site == fgraph.SiteTaskVar && i >= r.cfg.TaskVarBase() && r.cfg.TaskVarBase() >= 0 {
+		if st.site == fgraph.SiteTaskVar && i >= r.varBase && r.varBase >= 0 {
 			continue // a user's own task variable (fgraph_get_task_var)
 		}
-		if i >= r.cfg.ShadowStackMaxOffset() {
-			r.violate(OracleCapacity, fmt.Sprintf("%s wrote word %d of task%d, at or past SHADOW_STACK_MAX_OFFSET %d", st.site, i, t, r.cfg.ShadowStackMaxOffset()))
+		if i >= r.maxOff {
+			r.violate(OracleCapacity, fmt.Sprintf("%s wrote word %d of task%d, at or past SHADOW_STACK_MAX_OFFSET %d", st.site, i, t, r.maxOff))
 		}
 	}
 }

@@ -151,13 +151,16 @@ func (c *ctx) reloadable(a fgraph.Addr, alias bool) bool {
 
 // runner executes one scenario under one chooser. It implements fgraph.Hooks.
 type runner struct {
-	sc    *Scenario
-	cfg   fgraph.Config
-	mcfg  model.Config
-	m     *fgraph.Machine
-	ops   []*fgraph.Ops
-	model *model.State
-	ch    Chooser
+	sc  *Scenario
+	cfg fgraph.Config
+	// maxOff and varBase are cfg's SHADOW_STACK_MAX_OFFSET and first task
+	// variable (-1: none), read at every commit (checkCapacity).
+	maxOff, varBase int
+	mcfg            model.Config
+	m               *fgraph.Machine
+	ops             []*fgraph.Ops
+	model           *model.State
+	ch              Chooser
 	// orderBuf and dropBuf are applyOrder's scratch, one per nesting
 	// level.
 	orderBuf, dropBuf [][]int
@@ -461,7 +464,7 @@ func newRunner(sc *Scenario) (*runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{sc: sc, cfg: cfg, m: m, budget: StepBudget(sc)}
+	r := &runner{sc: sc, cfg: cfg, m: m, budget: StepBudget(sc), maxOff: cfg.ShadowStackMaxOffset(), varBase: cfg.TaskVarBase()}
 	r.mcfg = model.Config{
 		F: cfg.FrameWords, StackWords: cfg.StackWords, TaskVars: cfg.TaskVarBase() >= 0,
 		Bit0: !cfg.NoBit0 || cfg.Mutants.Has(fgraph.MF1Bit0), GenCounter: cfg.GenCounter,
