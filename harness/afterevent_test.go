@@ -68,24 +68,33 @@ func afterEventOutcome(t *testing.T, m soundMode) outcome {
 // holds the explorer with them to the plain one on every catalogue mutant,
 // and TestCacheVerifyEverySubtree explores every stored subtree again.)
 func TestAfterEventSound(t *testing.T) {
+	var n atomic.Int64
+	afterEvHits = &n
+	defer func() { afterEvHits = nil }()
+	eachModeWithout(t, &noAfterEvent, func(t *testing.T, m soundMode, without, with outcome) {
+		hits := n.Swap(0) // the lookups are off in the exploration without them
+		if with.String() != without.String() {
+			t.Errorf("the lookups after interrupts change the result:\nwithout:\n%s\nwith:\n%s", without, with)
+		}
+		if hits < 1000 && !m.opt.NoOracles { // quietIRQ's states after an interrupt are all new
+			t.Errorf("%d hits right after an interrupt, want a thousand at least", hits)
+		}
+		t.Logf("%d hits right after an interrupt", hits)
+	})
+}
+
+// eachModeWithout explores each of afterEventModes with *off set (the
+// explorer without the part under test) and then as it is, and hands f
+// the two outcomes.
+func eachModeWithout(t *testing.T, off *bool, f func(t *testing.T, m soundMode, without, with outcome)) {
 	if testing.Short() {
 		t.Skip("explores std and peer-spin sixteen times")
 	}
 	for _, m := range afterEventModes(t) {
 		t.Run(m.name, func(t *testing.T) {
 			var without outcome
-			withSet(&noAfterEvent, func() { without = afterEventOutcome(t, m) })
-			var n atomic.Int64
-			afterEvHits = &n
-			defer func() { afterEvHits = nil }()
-			with := afterEventOutcome(t, m)
-			if with.String() != without.String() {
-				t.Errorf("the lookups after interrupts change the result:\nwithout:\n%s\nwith:\n%s", without, with)
-			}
-			if n.Load() < 1000 && !m.opt.NoOracles { // quietIRQ's states after an interrupt are all new
-				t.Errorf("%d hits right after an interrupt, want a thousand at least", n.Load())
-			}
-			t.Logf("%d hits right after an interrupt", n.Load())
+			withSet(off, func() { without = afterEventOutcome(t, m) })
+			f(t, m, without, afterEventOutcome(t, m))
 		})
 	}
 }

@@ -12,18 +12,11 @@ import (
 // interrupt that leaves no trace). TestCacheSound holds the explorer to
 // the plain one on every catalogue mutant.
 func TestDigestReplaySound(t *testing.T) {
-	if testing.Short() {
-		t.Skip("explores std and peer-spin sixteen times")
-	}
-	for _, m := range afterEventModes(t) {
-		t.Run(m.name, func(t *testing.T) {
-			var on outcome
-			withSet(&noDigestReplay, func() { on = afterEventOutcome(t, m) })
-			if off := afterEventOutcome(t, m); off.String() != on.String() {
-				t.Errorf("the digests kept from the changed choice point on change the result:\nkept in every run:\n%s\nfrom the changed point:\n%s", on, off)
-			}
-		})
-	}
+	eachModeWithout(t, &noDigestReplay, func(t *testing.T, _ soundMode, on, off outcome) {
+		if off.String() != on.String() {
+			t.Errorf("the digests kept from the changed choice point on change the result:\nkept in every run:\n%s\nfrom the changed point:\n%s", on, off)
+		}
+	})
 }
 
 // TestDigestReplayCaught: a replay that leaves the digests as they are at
