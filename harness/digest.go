@@ -50,21 +50,19 @@ func (r *runner) chosen(idx int) {
 	}
 	switch until := r.reuse.until; {
 	case idx == until && !r.digest:
+		if idx >= len(r.histRec) {
+			internalf("digests: the changed choice point %d was never recorded (%d are)", idx, len(r.histRec))
+		}
 		rec := r.histRec[idx]
 		if len(rec) != len(r.taskCt)+len(r.ctxs) {
 			internalf("digests: choice point %d recorded %d contexts, the replay has %d", idx, len(rec), len(r.taskCt)+len(r.ctxs))
 		}
-		if digestNotPutBack {
-			rec = rec[:0]
-		}
-		for i, c := range r.taskCt {
-			if i < len(rec) {
+		if !digestNotPutBack {
+			for i, c := range r.taskCt {
 				c.hist = rec[i]
 			}
-		}
-		for i, c := range r.ctxs {
-			if j := len(r.taskCt) + i; j < len(rec) {
-				c.hist = rec[j]
+			for i, c := range r.ctxs {
+				c.hist = rec[len(r.taskCt)+i]
 			}
 		}
 		r.digest = true

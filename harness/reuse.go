@@ -44,7 +44,7 @@ type reuse struct {
 	recs  []checkRec
 	n     int
 	until int
-	// prevRes is the previous run's result, which the records of prev
+	// prevRes is the previous run's result, which the replayed records
 	// index.
 	prevRes *Result
 	// The lazy engine's sandboxes (lazy.go): each one's live options and
