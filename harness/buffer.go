@@ -218,8 +218,7 @@ func (r *runner) regionOrder(c *ctx, buf []pending) (order, drop []int) {
 		p := &r.ptOrder
 		*p = Point{Kind: PointOrder, Ctx: c.name, Pos: Pos{Site: region, Occ: 1}, Level: c.level, Index: r.points}
 		r.points++
-		i = r.ch.Choose(p, opts)
-		r.chosen(p.Index)
+		i = r.ask(p, opts)
 		if i < 0 || i >= len(opts) {
 			i = 0
 		}

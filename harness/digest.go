@@ -30,15 +30,25 @@ package harness
 // live words an interrupt found) are set with the digests off too: they
 // are not chained onto earlier inputs.
 //
-// TestCacheSound and the other soundness tests hold the counts to the
-// plain explorer's; TestDigestReplayCaught shows they fail when the
-// digests are not put back.
+// TestDigestReplaySound holds the counts to those of the digests kept in
+// every run (and TestCacheSound to the plain explorer's);
+// TestDigestReplayCaught shows that comparison fails when the digests are
+// not put back.
 
 // replaysDigests reports whether the run about to start replays a prefix
 // of the previous run with its digests off: with check reuse (the same
 // prefix, the same order of events), no trace.
 func (r *runner) replaysDigests(opt RunOptions) bool {
 	return r.reuse != nil && r.reuse.until >= 0 && !opt.Trace && !noDigestReplay
+}
+
+// ask offers opts at choice point p to the chooser and returns its answer;
+// every choice point of a run goes through it, so that the digests are
+// recorded or put back there (chosen).
+func (r *runner) ask(p *Point, opts []Option) int {
+	i := r.ch.Choose(p, opts)
+	r.chosen(p.Index)
+	return i
 }
 
 // chosen is called right after the chooser answered at choice point idx:

@@ -25,8 +25,9 @@ func TestDigestReplaySound(t *testing.T) {
 // it on each problem below. What it changes there is the count of choice
 // points (std: 15,024,598 instead of 15,024,650): the input digests tell
 // apart few states that memory, the model and the contexts' positions do
-// not (docs/state-cache.md), and elsewhere (peer-spin, std with eager
-// remote placements) nothing the comparison sees.
+// not (docs/state-cache.md), and in the other explorations of
+// afterEventModes (peer-spin, std without merged placements) nothing the
+// comparison sees changes.
 func TestDigestReplayCaught(t *testing.T) {
 	for _, m := range afterEventModes(t) {
 		if m.name != "std merged" && m.name != "M-push-barrier1 merged" {

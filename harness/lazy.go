@@ -156,9 +156,7 @@ func (r *runner) lzStart(c *ctx, buf []pending) (lz *lzInst, order, drop []int, 
 			p := &r.ptOrder
 			*p = Point{Kind: PointOrder, Ctx: c.name, Pos: Pos{Site: region, Occ: 1}, Level: c.level, Index: r.points}
 			r.points++
-			i := r.ch.Choose(p, ch)
-			r.chosen(p.Index)
-			if i > 0 && i < len(ch) {
+			if i := r.ask(p, ch); i > 0 && i < len(ch) {
 				order, drop = r.fixOrder(c, region, buf, ch[i])
 				return nil, order, drop, true
 			}

@@ -1315,8 +1315,7 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool, sup uint8) {
 	p.Kind, p.Ctx, p.Pos.Site, p.Pos.Occ = PointYield, c.name, s, int(c.occ[s])
 	p.Level, p.Index, p.ord = c.level, r.points, c.nyield
 	r.points++
-	i := r.ch.Choose(p, opts)
-	r.chosen(p.Index)
+	i := r.ask(p, opts)
 	if i < 0 || i >= len(opts) {
 		i = 0
 	}
