@@ -44,8 +44,10 @@ func (r *runner) replaysDigests(opt RunOptions) bool {
 
 // ask offers opts at choice point p to the chooser and returns its answer;
 // every choice point of a run goes through it, so that the digests are
-// recorded or put back there (chosen).
+// recorded or put back there (chosen), and the yield point it is at
+// (noteChoicePoint, fastreplay.go).
 func (r *runner) ask(p *Point, opts []Option) int {
+	r.noteChoicePoint(p)
 	i := r.ch.Choose(p, opts)
 	r.chosen(p.Index)
 	return i

@@ -599,7 +599,7 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 	r.lazy = opt.LazyOrders
 	r.mergeOpt = opt.MergeRemotes
 	r.shareRuns(opt.RunOptions)
-	r.skipper = d
+	r.skipper, r.fdfs = d, d
 	if wc != nil {
 		r.hashing = true
 		d.cache = &cacheState{c: wc, r: r, verify: verifyHook}

@@ -78,9 +78,10 @@ type snap struct {
 	clobberSpread       bool
 	directRace          bool
 	steps               int64
-	nchecks             int // reuse records
-	nsand               int // reuse's sandbox records
-	ncov                int // coverage log
+	nchoose             int32 // yield points reached (fastreplay.go)
+	nchecks             int   // reuse records
+	nsand               int   // reuse's sandbox records
+	ncov                int   // coverage log
 	// The lazy engine's pending regions (lazy.go).
 	pend []pendRec
 }
@@ -307,7 +308,7 @@ func (r *runner) saveData(p *snap) {
 	if r.rd != (readerCall{}) || r.probe {
 		internalf("resume: a snap taken while a reader runs")
 	}
-	p.steps = r.steps
+	p.steps, p.nchoose = r.steps, r.nchoose
 	p.nchecks, p.nsand = -1, -1
 	if r.reuse != nil {
 		p.nchecks, p.nsand = r.reuse.n, r.reuse.sandNext
@@ -392,7 +393,7 @@ func (r *runner) loadData(p *snap) {
 	r.ver, r.checked = p.ver, p.checked
 	r.inReserveWindow, r.staleRetp, r.clobbered, r.directRace = p.inReserveWindow, p.staleRetp, p.clobbered, p.directRace
 	r.clobberedFixes, r.clobberSpread = append(r.clobberedFixes[:0], p.clobberedFixes...), p.clobberSpread
-	r.steps = p.steps
+	r.steps, r.nchoose = p.steps, p.nchoose
 	if r.reuse != nil {
 		u := r.reuse
 		if p.nchecks < 0 || p.nchecks > len(u.recs) {

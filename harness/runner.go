@@ -301,6 +301,14 @@ type runner struct {
 	// skipper is the chooser they set past the choice points they skip.
 	evs     *evSnaps
 	skipper skipper
+	// The replayed choice points' fast path (fastreplay.go): the DFS
+	// chooser, if the run asks it directly; whether this run takes the
+	// fast path; the yield points reached so far (choose calls); and at
+	// each choice point index, the yield point it was.
+	fdfs    *dfs
+	fastRep bool
+	nchoose int32
+	cpAt    []int32
 	// deadLog, in tests (checkDeadLog), marks the records the state's log
 	// window left out in this run.
 	deadLog []bool
@@ -520,6 +528,7 @@ func (r *runner) reset() {
 	r.finish, r.later = r.finish[:0], r.later[:0]
 	r.pending = [model.Slots]int{}
 	r.kUsed, r.rUsed, r.eUsed, r.nextID, r.points, r.direct = 0, 0, 0, 0, 0, 0
+	r.nchoose = 0
 	r.sched = Schedule{}
 	r.evOrd = r.evOrd[:0]
 	r.aliasDep, r.stopped, r.clobbered, r.remoteCtx, r.rd = false, false, false, nil, readerCall{}
@@ -537,6 +546,7 @@ func (r *runner) reset() {
 func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 	r.reset()
 	r.digest = r.hashing && !r.replaysDigests(opt)
+	r.fastRep = r.fastReplays(ch, opt)
 	r.shield = shielded{wrapped(opt.wrap, r, ch)}
 	r.ch, r.opt, r.cov = &r.shield, opt, opt.Coverage
 	r.rep, _ = ch.(*replay)
@@ -1283,6 +1293,10 @@ func (r *runner) checkYield(c *ctx, s fgraph.Site) {
 // choose offers the options of a yield point to the chooser, less the
 // kinds of remote action in sup (remotes.go).
 func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool, sup uint8) {
+	r.nchoose++
+	if r.fastRep && r.points < r.reuse.until && r.replayed(c) {
+		return
+	}
 	b := &r.sc.Bound // not a copy: copying the struct stalled on store forwarding (4 % of std C=3)
 	var opts []Option
 	if !b.spent(r.kUsed, r.rUsed, r.eUsed) {

@@ -1,0 +1,84 @@
+package harness
+
+// The replayed choice points' fast path.
+//
+// A run replays the previous run's choices up to the one next() changed
+// (reuse.go), from the snap or event snap it resumed at (resume.go,
+// evsnap.go). At each yield point of that prefix choose built the yield's
+// options, filtered the merged remotes, asked the DFS through the chooser's
+// panic shield and recorded nothing: most of those yields are no choice
+// point at all, or one where the previous run took the default option,
+// which changes nothing but the choice point count. On std at C=3 that
+// machinery was about a tenth of the exploration's time (48.7 M replayed
+// choice points, 37 a run).
+//
+// So each run numbers its yield points (runner.nchoose: choose calls, kept
+// in snaps and event snaps like the step count) and records, at each
+// choice point it reaches as the slow path, the yield point it was
+// (runner.cpAt, by choice point index). The code under test is
+// deterministic and the prefix is the previous run's, so on replay the
+// yield point numbered cpAt[points] is the next choice point and no other
+// yield point before it is one. There, if the previous run took the
+// default option and the yielding context is in no pending instance of the
+// lazy engine (whose options and bookkeeping the slow path keeps up even
+// for the default), the fast path counts the point and sets the DFS past
+// it; any other option takes the slow path, which asks the DFS as before.
+//
+// Only where the run asks the explorer's DFS directly (no wrapped chooser,
+// no trace, not a compiled target) and reuses the previous run's checks.
+// TestFastReplaySound explores with and without it and requires the same
+// counts, verdicts, sites and first violation; TestFastReplayCaught shows
+// that a wrong yield numbering is caught.
+
+// fastReplays reports whether the run about to start with chooser ch takes
+// the fast path on its replayed prefix.
+func (r *runner) fastReplays(ch Chooser, opt RunOptions) bool {
+	return r.fdfs != nil && ch == Chooser(r.fdfs) && opt.wrap == nil && !opt.Trace && !r.compiled &&
+		r.reuse != nil && r.reuse.until >= 0 && !noFastReplay
+}
+
+// replayed reports whether the yield point just numbered is done with on
+// the fast path: no choice point, or the default option taken again by a
+// context in no pending instance.
+func (r *runner) replayed(c *ctx) bool {
+	if r.points >= len(r.cpAt) {
+		internalf("fast replay: choice point %d was never recorded (%d are)", r.points, len(r.cpAt))
+	}
+	at := r.cpAt[r.points]
+	if 2*r.nchoose < at {
+		return true // no choice point here
+	}
+	if 2*r.nchoose != at {
+		internalf("fast replay: yield point %d is past choice point %d's (%d)", r.nchoose, r.points, at)
+	}
+	d := r.fdfs
+	if (c.lz != nil && !fastIgnoresLazy) || d.path[r.points].c != 0 {
+		return false
+	}
+	if d.pos != r.points {
+		internalf("fast replay: the DFS is at choice point %d, the run at %d", d.pos, r.points)
+	}
+	r.points++
+	d.pos++
+	return true
+}
+
+// noteChoicePoint records where choice point p is: 2n at yield point n,
+// 2n+1 after yield point n and before the next (a region's order, asked
+// at the start of its commit).
+func (r *runner) noteChoicePoint(p *Point) {
+	i := p.Index
+	for len(r.cpAt) <= i {
+		r.cpAt = append(r.cpAt, 0)
+	}
+	at := 2 * r.nchoose
+	if p.Kind != PointYield {
+		at++
+	}
+	r.cpAt[i] = at
+}
+
+// Test hooks: noFastReplay turns the fast path off; fastIgnoresLazy takes
+// it inside pending instances too (a wrong rule the soundness test must
+// catch).
+var noFastReplay, fastIgnoresLazy bool
