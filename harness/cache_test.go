@@ -34,7 +34,11 @@ func explored(t *testing.T, sc *Scenario, opt ExploreOptions) outcome {
 func exploredSummary(t *testing.T, sc *Scenario, opt ExploreOptions) (outcome, *Summary) {
 	t.Helper()
 	seen, ran := map[string]bool{}, map[string]bool{}
+	onRun := opt.OnRun
 	opt.OnRun = func(r *Result) {
+		if onRun != nil {
+			onRun(r)
+		}
 		for _, v := range r.Violations {
 			seen[v.Oracle+"/-"] = true
 		}

@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"fmt"
+	"hash/fnv"
 	"sync/atomic"
 	"testing"
 
@@ -99,5 +101,94 @@ func TestEvSnapsIncompleteCaught(t *testing.T) {
 				t.Errorf("event snaps without the %s went unnoticed", c.drop)
 			}
 		}()
+	}
+}
+
+// TestOpSnapsSound: the explorer with op snaps (the completed ops of an
+// interrupt in flight put back instead of run again on replay, evsnap.go)
+// and without gives the same counts, verdicts, known findings, coverage
+// and first violation, with the cache and without, on std (also with
+// merged remote placements), on std with a mutant whose violations are
+// found inside interrupts, and on peer-spin with lazy region orders (with
+// and without a mutant); the snaps are put back there, hundreds of times
+// at least.
+func TestOpSnapsSound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores std and peer-spin twelve times")
+	}
+	for _, c := range opSnapModes(t) {
+		t.Run(c.name, func(t *testing.T) {
+			var without string
+			withSet(&noOpSnaps, func() { without = exploredWithSchedules(t, c.sc, c.opt) })
+			var n atomic.Int64
+			opRestores = &n
+			with := exploredWithSchedules(t, c.sc, c.opt)
+			opRestores = nil
+			if with != without {
+				t.Errorf("op snaps change the result:\nwithout:\n%s\nwith:\n%s", without, with)
+			}
+			if n.Load() < 100 {
+				t.Errorf("%d op snaps put back, want hundreds", n.Load())
+			}
+			t.Logf("%d op snaps put back", n.Load())
+		})
+	}
+}
+
+// exploredWithSchedules is exploredFull with a digest of every counted
+// run's schedule, in the order run: an event's position (site and
+// occurrence) counts the yields of its context, which an op snap puts
+// back, and no count shows a wrong one.
+func exploredWithSchedules(t *testing.T, sc *Scenario, opt ExploreOptions) string {
+	t.Helper()
+	h := fnv.New64a()
+	opt.OnRun = func(res *Result) { fmt.Fprintf(h, "%v\n", res.Schedule) }
+	return fmt.Sprintf("%s\nschedules %#x", exploredFull(t, sc, opt), h.Sum64())
+}
+
+// opSnapModes are TestOpSnapsSound's explorations.
+func opSnapModes(t *testing.T) []soundMode {
+	mutant := func(sc *Scenario, name string) *Scenario {
+		mi, err := fgraph.LookupMutant(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc.Mutant = mi.Mutant
+		return sc
+	}
+	keep := RunOptions{KeepGoing: true}
+	return []soundMode{
+		{"std", Standard(fgraph.Latest), ExploreOptions{RunOptions: keep}},
+		{"std cached", Standard(fgraph.Latest), ExploreOptions{Cache: true, RunOptions: keep}},
+		{"std merged", Standard(fgraph.Latest), ExploreOptions{Cache: true, MergeRemotes: true, RunOptions: keep}},
+		{"M-push-barrier1 cached", mutant(Standard(fgraph.Latest), "M-push-barrier1"), ExploreOptions{Cache: true, RunOptions: keep}},
+		{"peer-spin lazy", PeerSpin(fgraph.Latest), ExploreOptions{Cache: true, LazyOrders: true, RunOptions: keep}},
+		{"peer-spin M-push-barrier1 lazy", mutant(PeerSpin(fgraph.Latest), "M-push-barrier1"), ExploreOptions{Cache: true, LazyOrders: true, RunOptions: keep}},
+	}
+}
+
+// TestOpSnapsIncompleteCaught: an op snap that leaves out the data (the
+// words and bookkeeping the interrupt's first ops left), or the
+// interrupt's context, is caught: by the explorer's own check of a
+// replayed prefix (an internal error) or by TestOpSnapsSound's comparison.
+func TestOpSnapsIncompleteCaught(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores std twice for each part left out")
+	}
+	m := opSnapModes(t)[1]
+	var without string
+	withSet(&noOpSnaps, func() { without = exploredWithSchedules(t, m.sc, m.opt) })
+	for _, drop := range []string{"data", "context"} {
+		t.Run(drop, func(t *testing.T) {
+			opSnapDrop = drop
+			defer func() { opSnapDrop = "" }()
+			if _, err := Explore(m.sc, m.opt); err != nil {
+				t.Logf("without the %s: %v", drop, err)
+				return
+			}
+			if got := exploredWithSchedules(t, m.sc, m.opt); got == without {
+				t.Errorf("op snaps without the %s went unnoticed", drop)
+			}
+		})
 	}
 }

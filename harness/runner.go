@@ -1381,7 +1381,7 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool, sup uint8) {
 			if r.snaps != nil {
 				covFrom = len(r.snaps.cov)
 			}
-			r.interrupt(c, id, k, p.Pos)
+			r.interrupt(c, id, k, p.Pos, idx)
 			r.takeEvSnap(idx, covFrom, logFrom, warnFrom)
 		}
 		r.afterEvent() // cache.go
@@ -1486,8 +1486,9 @@ func (r *runner) visible(a fgraph.Addr) bool {
 	return true
 }
 
-// interrupt runs an IRQ or NMI to completion on the current task.
-func (r *runner) interrupt(parent *ctx, id int, k EventKind, at Pos) {
+// interrupt runs an IRQ or NMI to completion on the current task; idx is
+// the choice point whose option it is.
+func (r *runner) interrupt(parent *ctx, id int, k EventKind, at Pos, idx int) {
 	m := r.m
 	t := m.Current
 	prog := r.sc.IRQ
@@ -1511,11 +1512,20 @@ func (r *runner) interrupt(parent *ctx, id int, k EventKind, at Pos) {
 	}
 	r.ctxs = append(r.ctxs, c)
 	m.Level = c.level
-	for _, op := range prog {
+	// A run that replays the interrupt's first ops puts back what they
+	// left instead of running them again (op snaps, evsnap.go).
+	covFrom, logFrom, warnFrom := 0, len(m.Log), len(m.Warnings)
+	if r.snaps != nil {
+		covFrom = len(r.snaps.cov)
+	}
+	for i := r.restoreOpSnap(idx, c); i < len(prog); i++ {
 		if r.stopped {
 			break
 		}
-		r.exec(c, op)
+		r.exec(c, prog[i])
+		if i+1 < len(prog) {
+			r.takeOpSnap(idx, i, c, covFrom, logFrom, warnFrom)
+		}
 	}
 	r.commit(c)
 	r.ctxs = r.ctxs[:len(r.ctxs)-1]
