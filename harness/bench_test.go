@@ -61,8 +61,8 @@ func BenchmarkPeerSpinK3Cache(b *testing.B) {
 }
 
 // BenchmarkStdC3Cache is std at C=3 with the cache, the default table and
-// merged remote placements (issue 13's goal: 10 s; about 14-15 s an op
-// on the project's machine, 5 Dec 2026 later morning).
+// merged remote placements (issue 13's goal: 10 s; about 13-15 s an op
+// on the project's machine, 5 Dec 2026 second session).
 func BenchmarkStdC3Cache(b *testing.B) {
 	sc := Standard(fgraph.Latest)
 	sc.Bound.C = 3

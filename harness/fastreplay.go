@@ -9,7 +9,7 @@ package harness
 // panic shield and recorded nothing: most of those yields are no choice
 // point at all, or one where the previous run took the default option,
 // which changes nothing but the choice point count. On std at C=3 that
-// machinery was about a tenth of the exploration's time (48.7 M replayed
+// machinery was about 9 % of the exploration's time (48.7 M replayed
 // choice points, 37 a run).
 //
 // So each run numbers its yield points (runner.nchoose: choose calls, kept
