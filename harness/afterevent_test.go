@@ -99,6 +99,16 @@ func eachModeWithout(t *testing.T, off *bool, f func(t *testing.T, m soundMode, 
 	}
 }
 
+// sameWithout explores each of afterEventModes with *off set and as it
+// is, and requires the same outcome; what names the part under test.
+func sameWithout(t *testing.T, off *bool, what string) {
+	eachModeWithout(t, off, func(t *testing.T, _ soundMode, without, with outcome) {
+		if with.String() != without.String() {
+			t.Errorf("%s changes the result:\nwithout:\n%s\nwith:\n%s", what, without, with)
+		}
+	})
+}
+
 // TestAfterEventUnmarkedCaught: without the mark that tells the state right
 // after an interrupt from a choice point's at the same yield (whose
 // options are still ahead), the two merge where nothing else tells them
