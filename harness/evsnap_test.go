@@ -14,58 +14,41 @@ func withoutEvSnaps(f func()) { withSet(&noEvSnaps, f) }
 
 // TestEvSnapsSound: the explorer with event snaps (interrupts of a
 // replayed prefix restored instead of run again, evsnap.go) and without
-// give the same counts, verdicts, known findings, coverage and first
-// violation, with the cache and without, on std (complete, KeepGoing), on
-// std with a mutant whose violations are found inside interrupts, and on
-// peer-spin with lazy region orders (with and without a mutant); the snaps
-// are restored there, hundreds of times at least.
+// give the same counts, verdicts, known findings, coverage, first
+// violation and schedules run, on opSnapModes' explorations (std with the
+// cache and without, with merged remote placements, with a mutant whose
+// violations are found inside interrupts, and peer-spin with lazy region
+// orders with and without a mutant); the snaps are restored there,
+// hundreds of times at least.
 // (TestResumeSound and TestCacheSound hold the explorer with them to the
 // one without any prefix sharing on every mutant.)
 func TestEvSnapsSound(t *testing.T) {
+	snapsSound(t, &noEvSnaps, &evRestores, "interrupts restored from event snaps")
+}
+
+// snapsSound explores each of opSnapModes with *off set and as it is, with
+// *restores counting what is put back, and requires the same outcome and
+// the same schedules run, and hundreds put back at least; what names
+// those.
+func snapsSound(t *testing.T, off *bool, restores **atomic.Int64, what string) {
 	if testing.Short() {
-		t.Skip("explores std and peer-spin ten times")
+		t.Skip("explores std and peer-spin twelve times")
 	}
-	mutant := func(name string) *Scenario {
-		mi, err := fgraph.LookupMutant(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := Standard(fgraph.Latest)
-		sc.Mutant = mi.Mutant
-		return sc
-	}
-	keep := RunOptions{KeepGoing: true}
-	for _, c := range []struct {
-		name string
-		sc   *Scenario
-		opt  ExploreOptions
-	}{
-		{"std", Standard(fgraph.Latest), ExploreOptions{RunOptions: keep}},
-		{"std cached", Standard(fgraph.Latest), ExploreOptions{Cache: true, RunOptions: keep}},
-		{"M-push-barrier1 cached", mutant("M-push-barrier1"), ExploreOptions{Cache: true, RunOptions: keep}},
-		// The lazy engine's pending regions are in the snaps too.
-		{"peer-spin lazy", PeerSpin(fgraph.Latest), ExploreOptions{Cache: true, LazyOrders: true, RunOptions: keep}},
-		{"peer-spin M-push-barrier1 lazy", func() *Scenario {
-			sc := PeerSpin(fgraph.Latest)
-			sc.Mutant = mutant("M-push-barrier1").Mutant
-			return sc
-		}(), ExploreOptions{Cache: true, LazyOrders: true, RunOptions: keep}},
-	} {
+	for _, c := range opSnapModes(t) {
 		t.Run(c.name, func(t *testing.T) {
-			sc, opt := c.sc, c.opt
 			var without string
-			withoutEvSnaps(func() { without = exploredFull(t, sc, opt) })
+			withSet(off, func() { without = exploredWithSchedules(t, c.sc, c.opt) })
 			var n atomic.Int64
-			evRestores = &n
-			with := exploredFull(t, sc, opt)
-			evRestores = nil
+			*restores = &n
+			with := exploredWithSchedules(t, c.sc, c.opt)
+			*restores = nil
 			if with != without {
-				t.Errorf("event snaps change the result:\nwithout:\n%s\nwith:\n%s", without, with)
+				t.Errorf("%s change the result:\nwithout:\n%s\nwith:\n%s", what, without, with)
 			}
 			if n.Load() < 100 {
-				t.Errorf("%d interrupts restored from event snaps, want hundreds", n.Load())
+				t.Errorf("%d %s, want hundreds", n.Load(), what)
 			}
-			t.Logf("%d interrupts restored", n.Load())
+			t.Logf("%d %s", n.Load(), what)
 		})
 	}
 }
@@ -113,26 +96,7 @@ func TestEvSnapsIncompleteCaught(t *testing.T) {
 // and without a mutant); the snaps are put back there, hundreds of times
 // at least.
 func TestOpSnapsSound(t *testing.T) {
-	if testing.Short() {
-		t.Skip("explores std and peer-spin twelve times")
-	}
-	for _, c := range opSnapModes(t) {
-		t.Run(c.name, func(t *testing.T) {
-			var without string
-			withSet(&noOpSnaps, func() { without = exploredWithSchedules(t, c.sc, c.opt) })
-			var n atomic.Int64
-			opRestores = &n
-			with := exploredWithSchedules(t, c.sc, c.opt)
-			opRestores = nil
-			if with != without {
-				t.Errorf("op snaps change the result:\nwithout:\n%s\nwith:\n%s", without, with)
-			}
-			if n.Load() < 100 {
-				t.Errorf("%d op snaps put back, want hundreds", n.Load())
-			}
-			t.Logf("%d op snaps put back", n.Load())
-		})
-	}
+	snapsSound(t, &noOpSnaps, &opRestores, "op snaps put back")
 }
 
 // exploredWithSchedules is exploredFull with a digest of every counted
