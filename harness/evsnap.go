@@ -101,18 +101,9 @@ func (r *runner) restoreEvSnap(idx int) bool {
 	if !r.evOn() {
 		return false
 	}
-	var e *evSnap
-	for _, x := range r.evs.list[:r.evs.n] {
-		if x.start == idx && x.op < 0 {
-			e = x
-			break
-		}
-	}
+	e := r.findEvSnap(idx, false)
 	if e == nil {
 		return false
-	}
-	if r.points != idx+1 {
-		internalf("event snap: restored at choice point %d with %d consumed", idx, r.points)
 	}
 	m := r.m
 	nlog, nwarn := len(m.Log), len(m.Warnings)
@@ -130,34 +121,81 @@ func (r *runner) restoreEvSnap(idx int) bool {
 	if evRestores != nil {
 		evRestores.Add(1)
 	}
-	m.Log = append(m.Log[:nlog], e.log...)
-	m.Warnings = append(m.Warnings[:nwarn], e.warn...)
-	r.skipper.skip(e.end)
-	r.snaps.cov = append(r.snaps.cov, e.cov...)
-	r.applyCov(e.cov)
+	r.replayLogged(e, nlog, nwarn)
 	return true
 }
 
-// takeEvSnap saves the run's data right after the interrupt whose option
-// was choice point idx returned, unless the run can make no more choice
-// (no later run replays past it) or a reader is running (its walk is on
-// the Go stack).
-func (r *runner) takeEvSnap(idx, covFrom, logFrom, warnFrom int) {
-	if !r.evOn() || r.stopped || r.noChoiceLeft() || r.rd != (readerCall{}) || r.probe || !r.m.CanSave() {
-		return
+// evMarks is where the coverage log, the callback records and the
+// warnings end now: an interrupt's event and op snaps keep what it logged
+// after them.
+func (r *runner) evMarks() [3]int {
+	n := [3]int{0, len(r.m.Log), len(r.m.Warnings)}
+	if r.snaps != nil {
+		n[0] = len(r.snaps.cov)
 	}
+	return n
+}
+
+// takeEvSnap saves the run's data right after the interrupt whose option
+// was choice point idx returned (from: its evMarks when it started),
+// unless the run can make no more choice (no later run replays past it)
+// or a reader is running (its walk is on the Go stack).
+func (r *runner) takeEvSnap(idx int, from [3]int) {
+	if r.evSavable() {
+		r.saveEvSnap(idx, -1, from)
+	}
+}
+
+// evSavable reports whether an event or op snap may be taken now.
+func (r *runner) evSavable() bool {
+	return r.evOn() && !r.stopped && !r.noChoiceLeft() && r.rd == (readerCall{}) && !r.probe && r.m.CanSave()
+}
+
+// saveEvSnap fills the next entry of the list with the run's data: the
+// snap after op op (-1: after the whole interrupt) of the interrupt whose
+// option was choice point idx, with what it logged since from.
+func (r *runner) saveEvSnap(idx, op int, from [3]int) *evSnap {
 	e := r.evs
 	if e.n == len(e.list) {
 		e.list = append(e.list, &evSnap{})
 	}
 	p := e.list[e.n]
 	e.n++
-	p.start, p.end, p.points, p.op = idx, r.points, r.points, -1
-	p.cov = append(p.cov[:0], r.snaps.cov[covFrom:]...)
-	p.log = append(p.log[:0], r.m.Log[logFrom:]...)
-	p.warn = append(p.warn[:0], r.m.Warnings[warnFrom:]...)
+	p.start, p.end, p.points, p.op = idx, r.points, r.points, op
+	p.cov = append(p.cov[:0], r.snaps.cov[from[0]:]...)
+	p.log = append(p.log[:0], r.m.Log[from[1]:]...)
+	p.warn = append(p.warn[:0], r.m.Warnings[from[2]:]...)
 	r.savePending(&p.snap) // the interrupt may meet pending regions, pay for or end them
 	r.saveData(&p.snap)
+	return p
+}
+
+// findEvSnap is the snap of the interrupt whose option is choice point
+// idx that a run replaying up to it puts back: the whole interrupt's, or
+// with ops, the one after its latest op; nil if there is none.
+func (r *runner) findEvSnap(idx int, ops bool) *evSnap {
+	var e *evSnap
+	for _, x := range r.evs.list[:r.evs.n] {
+		if x.start == idx && (x.op >= 0) == ops && (e == nil || x.op > e.op) {
+			e = x
+		}
+	}
+	if e != nil && r.points != idx+1 {
+		internalf("event snap: restored at choice point %d with %d consumed", idx, r.points)
+	}
+	return e
+}
+
+// replayLogged puts back, after loadData, what the interrupt of snap e had
+// logged (the records and warnings after nlog and nwarn, the coverage)
+// and sets the DFS past the choice points it made.
+func (r *runner) replayLogged(e *evSnap, nlog, nwarn int) {
+	m := r.m
+	m.Log = append(m.Log[:nlog], e.log...)
+	m.Warnings = append(m.Warnings[:nwarn], e.warn...)
+	r.skipper.skip(e.end)
+	r.snaps.cov = append(r.snaps.cov, e.cov...)
+	r.applyCov(e.cov)
 }
 
 // Test hooks: evDrop names a part of the data restoreEvSnap leaves as it
@@ -186,30 +224,17 @@ var (
 // op. They live in the event snaps' list, under the same rules.
 
 // takeOpSnap saves the run's data after op i of the interrupt whose option
-// was choice point idx and whose context is c, on the terms of takeEvSnap;
-// covFrom, logFrom and warnFrom are where the interrupt's coverage,
-// records and warnings start.
-func (r *runner) takeOpSnap(idx, i int, c *ctx, covFrom, logFrom, warnFrom int) {
-	if noOpSnaps || !r.evOn() || r.stopped || r.noChoiceLeft() || r.rd != (readerCall{}) || r.probe || !r.m.CanSave() {
+// was choice point idx and whose context is c, on the terms of takeEvSnap.
+func (r *runner) takeOpSnap(idx, i int, c *ctx, from [3]int) {
+	if noOpSnaps || !r.evSavable() {
 		return
 	}
 	if len(c.buf) > 0 || len(c.stored) > 0 || c.lz != nil || c.entry != nil || c.pop != nil || c.resv != nil {
 		internalf("op snap: %s has stores, an instance or a call in flight after op %d", c.name, i)
 	}
-	e := r.evs
-	if e.n == len(e.list) {
-		e.list = append(e.list, &evSnap{})
-	}
-	p := e.list[e.n]
-	e.n++
-	p.start, p.end, p.points, p.op = idx, r.points, r.points, i
+	p := r.saveEvSnap(idx, i, from)
 	p.c = *c
 	p.c.buf, p.c.spare, p.c.rest, p.c.restBuf, p.c.stored = nil, nil, nil, nil, nil
-	p.cov = append(p.cov[:0], r.snaps.cov[covFrom:]...)
-	p.log = append(p.log[:0], r.m.Log[logFrom:]...)
-	p.warn = append(p.warn[:0], r.m.Warnings[warnFrom:]...)
-	r.savePending(&p.snap)
-	r.saveData(&p.snap)
 }
 
 // restoreOpSnap puts back the latest op snap of the interrupt whose option
@@ -219,17 +244,9 @@ func (r *runner) restoreOpSnap(idx int, c *ctx) int {
 	if !r.evOn() || noOpSnaps {
 		return 0
 	}
-	var e *evSnap
-	for _, x := range r.evs.list[:r.evs.n] {
-		if x.start == idx && x.op >= 0 && (e == nil || x.op > e.op) {
-			e = x
-		}
-	}
+	e := r.findEvSnap(idx, true)
 	if e == nil {
 		return 0
-	}
-	if r.points != idx+1 {
-		internalf("op snap: restored at choice point %d with %d consumed", idx, r.points)
 	}
 	m := r.m
 	nlog, nwarn := len(m.Log), len(m.Warnings)
@@ -245,11 +262,7 @@ func (r *runner) restoreOpSnap(idx int, c *ctx) int {
 		r.loadData(&e.snap)
 		r.loadPending(&e.snap)
 	}
-	m.Log = append(m.Log[:nlog], e.log...)
-	m.Warnings = append(m.Warnings[:nwarn], e.warn...)
-	r.skipper.skip(e.end)
-	r.snaps.cov = append(r.snaps.cov, e.cov...)
-	r.applyCov(e.cov)
+	r.replayLogged(e, nlog, nwarn)
 	return e.op + 1
 }
 

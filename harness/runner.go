@@ -1377,12 +1377,7 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool, sup uint8) {
 		}
 		// An interrupt the run replays whole is not run again (evsnap.go).
 		if idx := p.Index; !r.restoreEvSnap(idx) {
-			covFrom, logFrom, warnFrom := 0, len(r.m.Log), len(r.m.Warnings)
-			if r.snaps != nil {
-				covFrom = len(r.snaps.cov)
-			}
 			r.interrupt(c, id, k, p.Pos, idx)
-			r.takeEvSnap(idx, covFrom, logFrom, warnFrom)
 		}
 		r.afterEvent() // cache.go
 	case OptRemote:
@@ -1513,18 +1508,16 @@ func (r *runner) interrupt(parent *ctx, id int, k EventKind, at Pos, idx int) {
 	r.ctxs = append(r.ctxs, c)
 	m.Level = c.level
 	// A run that replays the interrupt's first ops puts back what they
-	// left instead of running them again (op snaps, evsnap.go).
-	covFrom, logFrom, warnFrom := 0, len(m.Log), len(m.Warnings)
-	if r.snaps != nil {
-		covFrom = len(r.snaps.cov)
-	}
+	// left instead of running them again (op snaps, evsnap.go); the
+	// snaps keep what the interrupt logged from here.
+	from := r.evMarks()
 	for i := r.restoreOpSnap(idx, c); i < len(prog); i++ {
 		if r.stopped {
 			break
 		}
 		r.exec(c, prog[i])
 		if i+1 < len(prog) {
-			r.takeOpSnap(idx, i, c, covFrom, logFrom, warnFrom)
+			r.takeOpSnap(idx, i, c, from)
 		}
 	}
 	r.commit(c)
@@ -1535,11 +1528,13 @@ func (r *runner) interrupt(parent *ctx, id int, k EventKind, at Pos, idx int) {
 		r.tracePicture(parent.level, fmt.Sprintf("after %s %d", k, id), t)
 	}
 	r.freeCtx(c)
-	if r.stopped || r.opt.NoOracles {
-		return
+	if !r.stopped && !r.opt.NoOracles {
+		r.checkTransparentOnce(parent, before)
+		r.ver++
 	}
-	r.checkTransparentOnce(parent, before)
-	r.ver++
+	// A later run that replays this interrupt whole puts back what it
+	// left from here (restoreEvSnap, in choose).
+	r.takeEvSnap(idx, from)
 }
 
 // remote runs a remote-CPU action atomically at this yield point; the rest
