@@ -109,6 +109,37 @@ func sameWithout(t *testing.T, off *bool, what string) {
 	})
 }
 
+// caughtWith explores afterEventModes' exploration named name as it is and
+// with *wrong set (a wrong rule of the part under test), and requires the
+// outcomes to differ; a crash of the wrong rule (an internal error) is
+// caught too. what names the wrong rule.
+func caughtWith(t *testing.T, name string, wrong *bool, what string) {
+	for _, m := range afterEventModes(t) {
+		if m.name != name {
+			continue
+		}
+		t.Run(m.name, func(t *testing.T) {
+			want := afterEventOutcome(t, m)
+			var got outcome
+			func() {
+				defer func() {
+					if x := recover(); x != nil {
+						t.Logf("panicked: %v", x)
+						got.runs = -1
+					}
+				}()
+				withSet(wrong, func() { got = afterEventOutcome(t, m) })
+			}()
+			if got.String() == want.String() {
+				t.Fatalf("%s went unnoticed: %d schedules", what, got.runs)
+			}
+			t.Logf("%s:\n%s\ninstead of\n%s", what, got, want)
+		})
+		return
+	}
+	t.Fatalf("no exploration %q in afterEventModes", name)
+}
+
 // TestAfterEventUnmarkedCaught: without the mark that tells the state right
 // after an interrupt from a choice point's at the same yield (whose
 // options are still ahead), the two merge where nothing else tells them

@@ -20,26 +20,5 @@ func TestFastReplaySound(t *testing.T) {
 // 103,528 and 9,639). Elsewhere in afterEventModes nothing it compares
 // changes.
 func TestFastReplayCaught(t *testing.T) {
-	for _, m := range afterEventModes(t) {
-		if m.name != "peer-spin M-push-barrier1 lazy" {
-			continue
-		}
-		t.Run(m.name, func(t *testing.T) {
-			want := afterEventOutcome(t, m)
-			var got outcome
-			func() {
-				defer func() {
-					if x := recover(); x != nil {
-						t.Logf("panicked: %v", x)
-						got.runs = -1
-					}
-				}()
-				withSet(&fastIgnoresLazy, func() { got = afterEventOutcome(t, m) })
-			}()
-			if got.String() == want.String() {
-				t.Fatalf("the fast path inside pending instances went unnoticed: %d schedules", got.runs)
-			}
-			t.Logf("fast path inside pending instances:\n%s\ninstead of\n%s", got, want)
-		})
-	}
+	caughtWith(t, "peer-spin M-push-barrier1 lazy", &fastIgnoresLazy, "the fast path inside pending instances")
 }
