@@ -72,6 +72,7 @@ type haltRun struct{}
 // whether the run is to stop.
 func (r *runner) step() {
 	r.steps++
+	r.hooks++
 	if r.direct > 0 {
 		// A remote CPU's or an oracle's call: a compiled target makes it
 		// on another thread or under C frames that must return normally;

@@ -49,6 +49,7 @@ func (r *runner) replaysDigests(opt RunOptions) bool {
 func (r *runner) ask(p *Point, opts []Option) int {
 	r.noteChoicePoint(p)
 	i := r.ch.Choose(p, opts)
+	r.noteChange(p, opts, i)
 	r.chosen(p.Index)
 	return i
 }

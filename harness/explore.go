@@ -296,6 +296,10 @@ type Summary struct {
 	Cache    *CacheStats
 	CacheOff string // why the cache was not used, if asked for
 	Executed int64
+	// ByChange counts the runs executed by the choice each changed from
+	// the run before it, with the accesses they replayed and ran anew
+	// (changes.go; indexed by ChangeNone...).
+	ByChange [NumChanges]ChangeCount
 }
 
 // ModelSummary is an exploration's counts under one compiler model.
@@ -392,6 +396,9 @@ func (s *Summary) add(o *Summary) {
 	s.Violations += o.Violations
 	s.Points += o.Points
 	s.Executed += o.Executed
+	for i := range s.ByChange {
+		s.ByChange[i].add(&o.ByChange[i])
+	}
 	if o.Cache != nil {
 		if s.Cache == nil {
 			s.Cache = &CacheStats{}
@@ -686,6 +693,7 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 				}
 			}
 		}
+		r.chgAt = until
 		res := r.run(d, ro)
 		if r.halted {
 			// Cut short by Stop: not counted (nor its coverage); the
@@ -697,6 +705,7 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 			return s, nil
 		}
 		s.Executed++
+		r.countChange(s, d.cache != nil && d.cache.hit)
 		counted := !uncounted
 		if cs := d.cache; cs != nil && cs.hit {
 			// The run stopped where a cached subtree begins: count the

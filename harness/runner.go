@@ -259,7 +259,13 @@ type runner struct {
 	// steps counts this run's shared accesses against budget; halted: the
 	// run was cut short by RunOptions.stop, it has no verdict (abort.go).
 	steps, budget int64
-	halted        bool
+	// Runs by change (changes.go): the accesses this run executed (not
+	// those a snap it resumed from stands for), the choice point the DFS
+	// changed (-1: none), the kind of change there and the accesses
+	// executed before it.
+	hooks, chgHooks int64
+	chgAt, chg      int
+	halted          bool
 	// cursors: the unwinder oracle's idx cursors, one per nesting
 	// (checkRetAddrs).
 	cursors     [8]int
@@ -472,7 +478,7 @@ func newRunner(sc *Scenario) (*runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{sc: sc, cfg: cfg, m: m, budget: StepBudget(sc), maxOff: cfg.ShadowStackMaxOffset(), varBase: cfg.TaskVarBase()}
+	r := &runner{sc: sc, cfg: cfg, m: m, budget: StepBudget(sc), maxOff: cfg.ShadowStackMaxOffset(), varBase: cfg.TaskVarBase(), chgAt: -1}
 	r.mcfg = model.Config{
 		F: cfg.FrameWords, StackWords: cfg.StackWords, TaskVars: cfg.TaskVarBase() >= 0,
 		Bit0: !cfg.NoBit0 || cfg.Mutants.Has(fgraph.MF1Bit0), GenCounter: cfg.GenCounter,
@@ -539,6 +545,7 @@ func (r *runner) reset() {
 	}
 	r.ver, r.checked = 1, 0
 	r.steps, r.halted = 0, false
+	r.hooks, r.chg, r.chgHooks = 0, -1, 0
 	r.tailN = 0
 	r.rmult, r.quietStop = 1, false
 }
@@ -1335,6 +1342,9 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool, sup uint8) {
 	}
 	if lz != nil {
 		if i >= nb {
+			if p.Index == r.chgAt {
+				r.chg = ChangeNarrow
+			}
 			e := r.lzExts[i-nb]
 			r.lzNarrow(c, e.rep)
 			if r.stopped {

@@ -21,7 +21,7 @@ const exploreUsage = `fgcheck explore [--variant latest|v6.11|seed] [--scenario 
        [--alias] [--stores-only] [--strict] [--workers N] [--shard i/n] [--max-runs N]
        [--time DURATION] [--checkpoint FILE] [--keep-going] [--out DIR] [--max-files N]
        [--json] [--coverage] [--progress auto|on|off] [--cache|--exact] [--cache-entries N] [--cache-exact]
-       [--orders auto|lazy|eager] [--remotes auto|merged|each]
+       [--orders auto|lazy|eager] [--remotes auto|merged|each] [--run-kinds]
 
 Explores every schedule of the scenario within its bound and prints a
 summary. Every schedule is judged under two compiler models, and the
@@ -69,6 +69,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	cacheEntries := fs.Int("cache-entries", harness.DefaultCacheEntries, "at most `N` states of subtrees in the state cache, and as many of run tails in a second table, which the workers share (64 bytes each)")
 	cacheExact := fs.Bool("cache-exact", false, "with --cache, store whole state encodings instead of two 64-bit hashes (no collision risk, more memory)")
 	orders := fs.String("orders", "auto", "how region orders are chosen: `lazy` (one run stands for every order its events and the oracles cannot tell apart, counted as that many schedules: the same counts and verdicts; a failing run is run again with one of its orders and saved as that schedule), eager (each order its own subtree), or auto: lazy where the bound has no cap on choices (C=0) on the port with the state cache, eager elsewhere")
+	runKinds := fs.Bool("run-kinds", false, "after the summary, count the runs executed by the choice each changed from the run before (an interrupt, a remote action, a region's order, a pending region narrowed): how many, how many stopped at a state the cache held, and the shared accesses a run replayed before the changed choice and ran from it on")
 	remotes := fs.String("remotes", "auto", "how remote actions are placed: `merged` (one run for the placements that leave the same state and verdicts, counted as that many schedules: the same counts and verdicts), each (every placement its own run), or auto: merged on the port with the state cache and eager region orders, each elsewhere")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
@@ -171,7 +172,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	h := &hunt{cmd: "explore", found: storyCommand("explore", fs), engine: engine, kind: "exhaustive DFS", sc: sc,
 		strict: hf.strict, out: hf.out, maxFiles: hf.maxFiles, stderr: stderr, start: time.Now()}
 	o := &outcome{cmd: "explore", sc: sc, h: h, workers: workers, engine: engine, lazy: lazy, merged: merged,
-		std: sf.scenario == "std", sharded: sn > 1, coverage: hf.coverage, resumed: -1}
+		std: sf.scenario == "std", sharded: sn > 1, coverage: hf.coverage, runKinds: *runKinds, resumed: -1}
 	if sn > 0 {
 		o.shard = fmt.Sprintf("%d/%d", si, sn)
 	}

@@ -196,9 +196,16 @@ func exploreJSON(t *testing.T, wantCode int, args ...string) jsonSummary {
 	if js.Orders != "" {
 		want += " orders remotes" // explore's
 	}
-	// The state cache's object last, where explore used it (the default)
-	// or says why not.
+	// The runs by change last with --run-kinds, one object per kind.
 	g := strings.Join(got, " ")
+	if i := strings.Index(g, " runs_by_change"); i >= 0 {
+		if c := g[i:]; c != " runs_by_change"+strings.Repeat(" change runs hits accesses_replayed accesses_new", harness.NumChanges) {
+			t.Errorf("JSON runs_by_change keys %q", c)
+		}
+		g = g[:i]
+	}
+	// The state cache's object then, where explore used it (the default)
+	// or says why not.
 	if i := strings.Index(g, " cache "); i >= 0 {
 		if c := g[i:]; c != " cache states hits lookups schedules_run bytes full" && c != " cache states hits lookups schedules_run bytes full off" {
 			t.Errorf("JSON cache keys %q", c)
@@ -793,6 +800,39 @@ func TestExploreModels(t *testing.T) {
 // with the cache and eager orders, and says so; merged and each give the
 // same totals, merged with fewer schedules run; merged with --exact, with
 // lazy orders or with a compiled tree is misuse.
+// explore --run-kinds counts the runs by the choice each changed: in the
+// text summary, and in the JSON one, where they add up to the runs the
+// cache reports; without the flag neither says anything of them.
+func TestExploreRunKinds(t *testing.T) {
+	_, text, _ := fgcheck(t, "explore", "--run-kinds")
+	for _, want := range []string{"\nruns:        42704, by the choice each changed from the run before", "\n             first ", "\n             interrupt ", "\n             remote ", "\n             order "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("explore --run-kinds: no %q in\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, " narrowed ") {
+		t.Errorf("explore --run-kinds on std lists narrowed runs (eager orders have none):\n%s", text)
+	}
+	js := exploreJSON(t, exitClean, "explore", "--scenario", "peer-spin", "--run-kinds")
+	var runs, hits int64
+	for i, c := range js.RunsByChange {
+		if c.Change != harness.ChangeNames[i] {
+			t.Errorf("runs_by_change[%d] is %q, want %q", i, c.Change, harness.ChangeNames[i])
+		}
+		runs += c.Runs
+		hits += c.Hits
+	}
+	if len(js.RunsByChange) != harness.NumChanges || runs != js.Cache.Executed || hits != js.Cache.Hits {
+		t.Errorf("peer-spin --run-kinds: %+v: %d runs and %d hits, want the cache's %d and %d", js.RunsByChange, runs, hits, js.Cache.Executed, js.Cache.Hits)
+	}
+	if _, text, _ := fgcheck(t, "explore", "--max-runs", "10"); strings.Contains(text, "\nruns:") {
+		t.Errorf("explore without --run-kinds prints the runs by change:\n%s", text)
+	}
+	if js := exploreJSON(t, exitClean, "explore", "--max-runs", "10"); js.RunsByChange != nil {
+		t.Errorf("explore --json without --run-kinds has runs_by_change %+v", js.RunsByChange)
+	}
+}
+
 func TestExploreRemotes(t *testing.T) {
 	for _, c := range []struct {
 		args []string

@@ -34,6 +34,7 @@ type outcome struct {
 	sharded  bool
 	shard    string // "i/n" when sharded
 	coverage bool   // print the table
+	runKinds bool   // print the runs by change (explore --run-kinds)
 	// stopped says why an incomplete run stopped ("" when complete).
 	stopped string
 	// resumed is the schedule count a --checkpoint file resumed from
@@ -161,6 +162,18 @@ type jsonSummary struct {
 	Resumed *int64 `json:"resumed,omitempty"`
 	// Cache is what explore --cache's state cache did (absent without it).
 	Cache *jsonCache `json:"cache,omitempty"`
+	// RunsByChange counts the runs executed by the choice each changed
+	// from the run before (explore --run-kinds; absent without it).
+	RunsByChange []jsonChange `json:"runs_by_change,omitempty"`
+}
+
+// jsonChange is one kind of change's runs (harness.ChangeCount).
+type jsonChange struct {
+	Change   string `json:"change"`
+	Runs     int64  `json:"runs"`
+	Hits     int64  `json:"hits"`
+	Replayed int64  `json:"accesses_replayed"`
+	New      int64  `json:"accesses_new"`
 }
 
 // jsonModel is an exploration's counts under one compiler model.
@@ -244,6 +257,11 @@ func (o *outcome) writeJSON(w io.Writer) {
 		js.Cache = &jsonCache{States: c.States, Hits: c.Hits, Lookups: c.Lookups, Executed: o.sum.Executed, Bytes: c.Bytes, Full: c.Full}
 	} else if o.sum.CacheOff != "" {
 		js.Cache = &jsonCache{Executed: o.sum.Executed, Off: o.sum.CacheOff}
+	}
+	if o.runKinds {
+		for i, c := range o.sum.ByChange {
+			js.RunsByChange = append(js.RunsByChange, jsonChange{Change: harness.ChangeNames[i], Runs: c.Runs, Hits: c.Hits, Replayed: c.Replayed, New: c.New})
+		}
 	}
 	if o.cmd == "explore" {
 		js.Orders = "eager"
@@ -342,6 +360,9 @@ func (o *outcome) writeText(w io.Writer) {
 		}
 	} else if o.sum.CacheOff != "" {
 		fmt.Fprintf(w, "states:      no cache (%s): the plain DFS ran\n", o.sum.CacheOff)
+	}
+	if o.runKinds {
+		o.writeRunKinds(w)
 	}
 	switch {
 	case sc.Alias && sc.Target == nil:
@@ -597,4 +618,21 @@ func lineCoverage(stores map[int]string, hits map[int]int64) string {
 		s += "; not: " + strings.Join(miss, ", ")
 	}
 	return s
+}
+
+// writeRunKinds prints the runs executed by the choice each changed from
+// the run before (explore --run-kinds; harness/changes.go): the kinds
+// that ran, with their share of the runs, the share that stopped at a
+// cached state, and the shared accesses a run replayed and ran anew.
+func (o *outcome) writeRunKinds(w io.Writer) {
+	fmt.Fprintf(w, "runs:        %d, by the choice each changed from the run before (accesses: loads, stores, atomics, fences)\n", o.sum.Executed)
+	fmt.Fprintf(w, "             %-10s %12s %7s %8s %20s %13s\n", "change", "runs", "share", "hits", "replayed (a run)", "anew (a run)")
+	for i, c := range o.sum.ByChange {
+		if c.Runs == 0 {
+			continue
+		}
+		share, hits := 100*float64(c.Runs)/float64(max(o.sum.Executed, 1)), 100*float64(c.Hits)/float64(c.Runs)
+		fmt.Fprintf(w, "             %-10s %12d %6.1f%% %7.1f%% %20.1f %13.1f\n", harness.ChangeNames[i], c.Runs, share, hits,
+			float64(c.Replayed)/float64(c.Runs), float64(c.New)/float64(c.Runs))
+	}
 }
