@@ -9,9 +9,9 @@ package harness
 // replays the shared prefix and how much is new: the replay's length is
 // what a snap closer to the changed choice would save, the rest is the
 // new work that the state cache cuts where a state repeats. The counts
-// are kept at every exploration (a counter per shared access and a
-// comparison per choice point), and `fgcheck explore --run-kinds` prints
-// them.
+// are kept at every exploration (from the step counter every run keeps,
+// and a comparison per choice point); `fgcheck explore --run-kinds`
+// prints them.
 
 // The kinds of change, indices into Summary.ByChange.
 const (
@@ -43,6 +43,10 @@ func (c *ChangeCount) add(o *ChangeCount) {
 	c.New += o.New
 }
 
+// executed is the number of shared accesses the run executed so far:
+// steps less those that restored snaps stand for.
+func (r *runner) executed() int64 { return r.steps - r.skipped }
+
 // noteChange is called at choice point p, whose answer was i of opts: at
 // the choice point the DFS changed for this run (r.chgAt), it records the
 // kind of change and the accesses so far.
@@ -50,7 +54,7 @@ func (r *runner) noteChange(p *Point, opts []Option, i int) {
 	if p.Index != r.chgAt || r.chg >= 0 {
 		return
 	}
-	r.chg, r.chgHooks = ChangeOrder, r.hooks
+	r.chg, r.chgHooks = ChangeOrder, r.executed()
 	if p.Kind == PointYield && i >= 0 && i < len(opts) {
 		switch opts[i].Kind {
 		case OptIRQ, OptNMI:
@@ -77,5 +81,5 @@ func (r *runner) countChange(s *Summary, hit bool) {
 		c.Hits++
 	}
 	c.Replayed += replayed
-	c.New += r.hooks - replayed
+	c.New += r.executed() - replayed
 }

@@ -393,6 +393,7 @@ func (r *runner) loadData(p *snap) {
 	r.ver, r.checked = p.ver, p.checked
 	r.inReserveWindow, r.staleRetp, r.clobbered, r.directRace = p.inReserveWindow, p.staleRetp, p.clobbered, p.directRace
 	r.clobberedFixes, r.clobberSpread = append(r.clobberedFixes[:0], p.clobberedFixes...), p.clobberSpread
+	r.skipped += p.steps - r.steps // accesses the run did not execute (changes.go)
 	r.steps, r.nchoose = p.steps, p.nchoose
 	if r.reuse != nil {
 		u := r.reuse

@@ -259,13 +259,13 @@ type runner struct {
 	// steps counts this run's shared accesses against budget; halted: the
 	// run was cut short by RunOptions.stop, it has no verdict (abort.go).
 	steps, budget int64
-	// Runs by change (changes.go): the accesses this run executed (not
-	// those a snap it resumed from stands for), the choice point the DFS
-	// changed (-1: none), the kind of change there and the accesses
-	// executed before it.
-	hooks, chgHooks int64
-	chgAt, chg      int
-	halted          bool
+	// Runs by change (changes.go): the accesses steps counts that the
+	// run did not execute (a snap it restored stands for them), the
+	// choice point the DFS changed (-1: none), the kind of change there
+	// and the accesses executed before it.
+	skipped, chgHooks int64
+	chgAt, chg        int
+	halted            bool
 	// cursors: the unwinder oracle's idx cursors, one per nesting
 	// (checkRetAddrs).
 	cursors     [8]int
@@ -545,7 +545,7 @@ func (r *runner) reset() {
 	}
 	r.ver, r.checked = 1, 0
 	r.steps, r.halted = 0, false
-	r.hooks, r.chg, r.chgHooks = 0, -1, 0
+	r.skipped, r.chg, r.chgHooks = 0, -1, 0
 	r.tailN = 0
 	r.rmult, r.quietStop = 1, false
 }
