@@ -54,7 +54,7 @@ func (r *runner) noteChange(p *Point, opts []Option, i int) {
 	if p.Index != r.chgAt || r.chg >= 0 {
 		return
 	}
-	r.chg, r.chgHooks = ChangeOrder, r.executed()
+	r.chg, r.chgExec = ChangeOrder, r.executed()
 	if p.Kind == PointYield && i >= 0 && i < len(opts) {
 		switch opts[i].Kind {
 		case OptIRQ, OptNMI:
@@ -71,7 +71,7 @@ func (r *runner) noteChange(p *Point, opts []Option, i int) {
 // stopped at a cached state). A run that did not reach the changed point
 // (none does: the prefix is the run before's) would count as a first.
 func (r *runner) countChange(s *Summary, hit bool) {
-	k, replayed := r.chg, r.chgHooks
+	k, replayed := r.chg, r.chgExec
 	if k < 0 {
 		k, replayed = ChangeNone, 0
 	}

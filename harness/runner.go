@@ -263,9 +263,9 @@ type runner struct {
 	// run did not execute (a snap it restored stands for them), the
 	// choice point the DFS changed (-1: none), the kind of change there
 	// and the accesses executed before it.
-	skipped, chgHooks int64
-	chgAt, chg        int
-	halted            bool
+	skipped, chgExec int64
+	chgAt, chg       int
+	halted           bool
 	// cursors: the unwinder oracle's idx cursors, one per nesting
 	// (checkRetAddrs).
 	cursors     [8]int
@@ -545,7 +545,7 @@ func (r *runner) reset() {
 	}
 	r.ver, r.checked = 1, 0
 	r.steps, r.halted = 0, false
-	r.skipped, r.chg, r.chgHooks = 0, -1, 0
+	r.skipped, r.chg, r.chgExec = 0, -1, 0
 	r.tailN = 0
 	r.rmult, r.quietStop = 1, false
 }
