@@ -60,7 +60,7 @@ func (r *runner) noteChange(p *Point, opts []Option, i int) {
 		case OptIRQ, OptNMI:
 			r.chg = ChangeInterrupt
 		case OptRemote:
-			r.chg = ChangeRemote
+			r.chg, r.chgRem = ChangeRemote, opts[i].Remote
 		default:
 			r.chg = ChangeNarrow // the lazy engine's narrowing at the last commit (choose corrects the others)
 		}
@@ -75,11 +75,20 @@ func (r *runner) countChange(s *Summary, hit bool) {
 	if k < 0 {
 		k, replayed = ChangeNone, 0
 	}
-	c := &s.ByChange[k]
-	c.Runs++
+	c := ChangeCount{Runs: 1, Replayed: replayed, New: r.executed() - replayed}
 	if hit {
-		c.Hits++
+		c.Hits = 1
 	}
-	c.Replayed += replayed
-	c.New += r.executed() - replayed
+	s.ByChange[k].add(&c)
+	if k == ChangeRemote {
+		s.byRemote(r.chgRem, len(r.sc.Remotes)).add(&c)
+	}
+}
+
+// byRemote is remote action i's count in s.ByRemote, of n actions.
+func (s *Summary) byRemote(i, n int) *ChangeCount {
+	if len(s.ByRemote) < n {
+		s.ByRemote = append(s.ByRemote, make([]ChangeCount, n-len(s.ByRemote))...)
+	}
+	return &s.ByRemote[i]
 }

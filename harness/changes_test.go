@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/fgcheck/fgcheck/fgraph"
@@ -60,6 +61,61 @@ func TestByChangeTotals(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestByRemote: the remote runs split by the action each took add up to
+// the remote change's counts, each action in its own place.
+func TestByRemote(t *testing.T) {
+	std := Standard(fgraph.Latest)
+	one := Standard(fgraph.Latest)
+	one.Bound = Bound{E: 1, C: 1}
+	rev := *one
+	rev.Remotes = slices.Clone(one.Remotes)
+	slices.Reverse(rev.Remotes)
+	split := func(name string, sc *Scenario, opt ExploreOptions, why string) []ChangeCount {
+		t.Helper()
+		s, err := Explore(sc, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum ChangeCount
+		for i := range s.ByRemote {
+			if s.ByRemote[i].Runs == 0 {
+				t.Errorf("%s: no run of %s (%+v): %s", name, sc.Remotes[i].Label(sc), s.ByRemote, why)
+			}
+			sum.add(&s.ByRemote[i])
+		}
+		if len(s.ByRemote) != len(sc.Remotes) || sum != s.ByChange[ChangeRemote] {
+			t.Errorf("%s: runs by remote action %+v add up to %+v, want the remote runs' %+v: %s", name, s.ByRemote, sum, s.ByChange[ChangeRemote], why)
+		}
+		return s.ByRemote
+	}
+	split("std", std, ExploreOptions{Cache: true, MergeRemotes: true}, "fgcheck's default")
+	split("std two workers", std, ExploreOptions{Cache: true, MergeRemotes: true, Workers: 2}, "the pieces' counts added")
+	// One remote event and no other choice, merged placements, no cache:
+	// each action runs once per set of same placements, the unwind's
+	// sets being longer (every offer point of a segment) than the
+	// writers'.
+	opt := ExploreOptions{MergeRemotes: true}
+	got := split("one remote event", one, opt, "each action at its sets of placements")
+	unw := slices.IndexFunc(one.Remotes, func(r Remote) bool { return r.Kind == RemoteUnwind })
+	for i, x := range got {
+		if i != unw && x.Runs <= got[unw].Runs {
+			t.Errorf("%s: %d runs, the unwind %d: want more (a writer's placements merge less)", one.Remotes[i].Label(one), x.Runs, got[unw].Runs)
+		}
+	}
+	back := split("one remote event, actions reversed", &rev, opt, "the same actions listed the other way round")
+	slices.Reverse(back)
+	if !slices.Equal(back, got) {
+		t.Errorf("the actions listed the other way round: %+v, reversed, want %+v", back, got)
+	}
+	s, err := Explore(PeerSpin(fgraph.Latest), ExploreOptions{Cache: true, LazyOrders: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ByRemote != nil {
+		t.Errorf("peer-spin (no remote action): runs by remote action %+v", s.ByRemote)
 	}
 }
 

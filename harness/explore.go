@@ -300,6 +300,9 @@ type Summary struct {
 	// the run before it, with the accesses they replayed and ran anew
 	// (changes.go; indexed by ChangeNone...).
 	ByChange [NumChanges]ChangeCount
+	// ByRemote splits ByChange[ChangeRemote] by the remote action the
+	// runs took (indexed as Scenario.Remotes; nil when none ran).
+	ByRemote []ChangeCount
 }
 
 // ModelSummary is an exploration's counts under one compiler model.
@@ -398,6 +401,9 @@ func (s *Summary) add(o *Summary) {
 	s.Executed += o.Executed
 	for i := range s.ByChange {
 		s.ByChange[i].add(&o.ByChange[i])
+	}
+	for i := range o.ByRemote {
+		s.byRemote(i, len(o.ByRemote)).add(&o.ByRemote[i])
 	}
 	if o.Cache != nil {
 		if s.Cache == nil {

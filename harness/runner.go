@@ -265,6 +265,7 @@ type runner struct {
 	// and the accesses executed before it.
 	skipped, chgExec int64
 	chgAt, chg       int
+	chgRem           int // the remote action of a ChangeRemote (changes.go)
 	halted           bool
 	// cursors: the unwinder oracle's idx cursors, one per nesting
 	// (checkRetAddrs).

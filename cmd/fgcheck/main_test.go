@@ -196,8 +196,15 @@ func exploreJSON(t *testing.T, wantCode int, args ...string) jsonSummary {
 	if js.Orders != "" {
 		want += " orders remotes" // explore's
 	}
-	// The runs by change last with --run-kinds, one object per kind.
+	// The runs by change last with --run-kinds, one object per kind, and
+	// then the remote runs by action, one object per action that ran.
 	g := strings.Join(got, " ")
+	if i := strings.Index(g, " runs_by_remote"); i >= 0 {
+		if c := g[i:]; c != " runs_by_remote"+strings.Repeat(" remote runs hits accesses_replayed accesses_new", len(js.RunsByRemote)) || len(js.RunsByRemote) == 0 {
+			t.Errorf("JSON runs_by_remote keys %q", c)
+		}
+		g = g[:i]
+	}
 	if i := strings.Index(g, " runs_by_change"); i >= 0 {
 		if c := g[i:]; c != " runs_by_change"+strings.Repeat(" change runs hits accesses_replayed accesses_new", harness.NumChanges) {
 			t.Errorf("JSON runs_by_change keys %q", c)
@@ -805,10 +812,23 @@ func TestExploreModels(t *testing.T) {
 // cache reports; without the flag neither says anything of them.
 func TestExploreRunKinds(t *testing.T) {
 	_, text, _ := fgcheck(t, "explore", "--run-kinds")
-	for _, want := range []string{"\nruns:        42704, by the choice each changed from the run before", "\n             first ", "\n             interrupt ", "\n             remote ", "\n             order "} {
+	for _, want := range []string{"\nruns:        42704, by the choice each changed from the run before", "\n             first ", "\n             interrupt ",
+		"\n             remote ", "\n               unregister u1 ", "\n               replace u0 u2 ", "\n               unwind task0 ", "\n             order "} {
 		if !strings.Contains(text, want) {
 			t.Errorf("explore --run-kinds: no %q in\n%s", want, text)
 		}
+	}
+	// The remote runs by action add up to the remote runs.
+	jstd := exploreJSON(t, exitClean, "explore", "--run-kinds")
+	var rem harness.ChangeCount
+	for i, c := range jstd.RunsByRemote {
+		if want := []string{"unregister u1", "replace u0 u2", "unwind task0"}; i < len(want) && c.Remote != want[i] {
+			t.Errorf("runs_by_remote[%d] is %q, want %q (std's remote lines, in order)", i, c.Remote, want[i])
+		}
+		rem.Runs, rem.Hits, rem.Replayed, rem.New = rem.Runs+c.Runs, rem.Hits+c.Hits, rem.Replayed+c.Replayed, rem.New+c.New
+	}
+	if r := jstd.RunsByChange[harness.ChangeRemote]; len(jstd.RunsByRemote) != 3 || rem != (harness.ChangeCount{Runs: r.Runs, Hits: r.Hits, Replayed: r.Replayed, New: r.New}) {
+		t.Errorf("std --run-kinds: runs_by_remote %+v add up to %+v, want the remote runs %+v", jstd.RunsByRemote, rem, r)
 	}
 	if strings.Contains(text, " narrowed ") {
 		t.Errorf("explore --run-kinds on std lists narrowed runs (eager orders have none):\n%s", text)
@@ -824,6 +844,9 @@ func TestExploreRunKinds(t *testing.T) {
 	}
 	if len(js.RunsByChange) != harness.NumChanges || runs != js.Cache.Executed || hits != js.Cache.Hits {
 		t.Errorf("peer-spin --run-kinds: %+v: %d runs and %d hits, want the cache's %d and %d", js.RunsByChange, runs, hits, js.Cache.Executed, js.Cache.Hits)
+	}
+	if js.RunsByRemote != nil {
+		t.Errorf("peer-spin --run-kinds (no remote action): runs_by_remote %+v", js.RunsByRemote)
 	}
 	if _, text, _ := fgcheck(t, "explore", "--max-runs", "10"); strings.Contains(text, "\nruns:") {
 		t.Errorf("explore without --run-kinds prints the runs by change:\n%s", text)

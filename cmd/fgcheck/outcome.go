@@ -165,15 +165,35 @@ type jsonSummary struct {
 	// RunsByChange counts the runs executed by the choice each changed
 	// from the run before (explore --run-kinds; absent without it).
 	RunsByChange []jsonChange `json:"runs_by_change,omitempty"`
+	// RunsByRemote splits runs_by_change's remote runs by the remote
+	// action each took (explore --run-kinds; absent without it, and when
+	// no run changed a remote action).
+	RunsByRemote []jsonRemoteRuns `json:"runs_by_remote,omitempty"`
 }
 
 // jsonChange is one kind of change's runs (harness.ChangeCount).
 type jsonChange struct {
-	Change   string `json:"change"`
-	Runs     int64  `json:"runs"`
-	Hits     int64  `json:"hits"`
-	Replayed int64  `json:"accesses_replayed"`
-	New      int64  `json:"accesses_new"`
+	Change string `json:"change"`
+	jsonRuns
+}
+
+// jsonRemoteRuns is one remote action's runs (harness.Summary.ByRemote),
+// the action named as a schedule file's remote line does.
+type jsonRemoteRuns struct {
+	Remote string `json:"remote"`
+	jsonRuns
+}
+
+// jsonRuns is a harness.ChangeCount.
+type jsonRuns struct {
+	Runs     int64 `json:"runs"`
+	Hits     int64 `json:"hits"`
+	Replayed int64 `json:"accesses_replayed"`
+	New      int64 `json:"accesses_new"`
+}
+
+func runsOf(c *harness.ChangeCount) jsonRuns {
+	return jsonRuns{Runs: c.Runs, Hits: c.Hits, Replayed: c.Replayed, New: c.New}
 }
 
 // jsonModel is an exploration's counts under one compiler model.
@@ -259,8 +279,11 @@ func (o *outcome) writeJSON(w io.Writer) {
 		js.Cache = &jsonCache{Executed: o.sum.Executed, Off: o.sum.CacheOff}
 	}
 	if o.runKinds {
-		for i, c := range o.sum.ByChange {
-			js.RunsByChange = append(js.RunsByChange, jsonChange{Change: harness.ChangeNames[i], Runs: c.Runs, Hits: c.Hits, Replayed: c.Replayed, New: c.New})
+		for i := range o.sum.ByChange {
+			js.RunsByChange = append(js.RunsByChange, jsonChange{harness.ChangeNames[i], runsOf(&o.sum.ByChange[i])})
+		}
+		for i := range o.sum.ByRemote {
+			js.RunsByRemote = append(js.RunsByRemote, jsonRemoteRuns{o.sc.Remotes[i].Label(o.sc), runsOf(&o.sum.ByRemote[i])})
 		}
 	}
 	if o.cmd == "explore" {
@@ -627,12 +650,22 @@ func lineCoverage(stores map[int]string, hits map[int]int64) string {
 func (o *outcome) writeRunKinds(w io.Writer) {
 	fmt.Fprintf(w, "runs:        %d, by the choice each changed from the run before (accesses: loads, stores, atomics, fences)\n", o.sum.Executed)
 	fmt.Fprintf(w, "             %-10s %12s %7s %8s %20s %13s\n", "change", "runs", "share", "hits", "replayed (a run)", "anew (a run)")
-	for i, c := range o.sum.ByChange {
+	row := func(label string, c harness.ChangeCount) {
 		if c.Runs == 0 {
-			continue
+			return
 		}
+		// The label and the runs take 23 columns, as "change" and "runs"
+		// do, while the label leaves room.
 		share, hits := 100*float64(c.Runs)/float64(max(o.sum.Executed, 1)), 100*float64(c.Hits)/float64(c.Runs)
-		fmt.Fprintf(w, "             %-10s %12d %6.1f%% %7.1f%% %20.1f %13.1f\n", harness.ChangeNames[i], c.Runs, share, hits,
+		fmt.Fprintf(w, "             %-*s %*d %6.1f%% %7.1f%% %20.1f %13.1f\n", max(10, len(label)), label, max(1, 22-max(10, len(label))), c.Runs, share, hits,
 			float64(c.Replayed)/float64(c.Runs), float64(c.New)/float64(c.Runs))
+	}
+	for i, c := range o.sum.ByChange {
+		row(harness.ChangeNames[i], c)
+		if i == harness.ChangeRemote {
+			for j, rc := range o.sum.ByRemote {
+				row("  "+o.sc.Remotes[j].Label(o.sc), rc)
+			}
+		}
 	}
 }
