@@ -820,14 +820,14 @@ func TestExploreRunKinds(t *testing.T) {
 	}
 	// The remote runs by action add up to the remote runs.
 	jstd := exploreJSON(t, exitClean, "explore", "--run-kinds")
-	var rem harness.ChangeCount
+	var rem jsonRuns
 	for i, c := range jstd.RunsByRemote {
 		if want := []string{"unregister u1", "replace u0 u2", "unwind task0"}; i < len(want) && c.Remote != want[i] {
 			t.Errorf("runs_by_remote[%d] is %q, want %q (std's remote lines, in order)", i, c.Remote, want[i])
 		}
 		rem.Runs, rem.Hits, rem.Replayed, rem.New = rem.Runs+c.Runs, rem.Hits+c.Hits, rem.Replayed+c.Replayed, rem.New+c.New
 	}
-	if r := jstd.RunsByChange[harness.ChangeRemote]; len(jstd.RunsByRemote) != 3 || rem != (harness.ChangeCount{Runs: r.Runs, Hits: r.Hits, Replayed: r.Replayed, New: r.New}) {
+	if r := jstd.RunsByChange[harness.ChangeRemote].jsonRuns; len(jstd.RunsByRemote) != 3 || rem != r {
 		t.Errorf("std --run-kinds: runs_by_remote %+v add up to %+v, want the remote runs %+v", jstd.RunsByRemote, rem, r)
 	}
 	if strings.Contains(text, " narrowed ") {

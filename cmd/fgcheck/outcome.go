@@ -656,8 +656,9 @@ func (o *outcome) writeRunKinds(w io.Writer) {
 		}
 		// The label and the runs take 23 columns, as "change" and "runs"
 		// do, while the label leaves room.
+		lw := max(10, len(label))
 		share, hits := 100*float64(c.Runs)/float64(max(o.sum.Executed, 1)), 100*float64(c.Hits)/float64(c.Runs)
-		fmt.Fprintf(w, "             %-*s %*d %6.1f%% %7.1f%% %20.1f %13.1f\n", max(10, len(label)), label, max(1, 22-max(10, len(label))), c.Runs, share, hits,
+		fmt.Fprintf(w, "             %-*s %*d %6.1f%% %7.1f%% %20.1f %13.1f\n", lw, label, max(1, 22-lw), c.Runs, share, hits,
 			float64(c.Replayed)/float64(c.Runs), float64(c.New)/float64(c.Runs))
 	}
 	for i, c := range o.sum.ByChange {
