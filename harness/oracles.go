@@ -33,6 +33,10 @@ func (r *runner) violate(oracle, msg string) { r.violateDetail(oracle, msg, nil)
 // repeats of a known finding already reported in the run (they are only
 // counted) nor to a counterfactual re-run's. No Match reads a detail.
 func (r *runner) violateDetail(oracle, msg string, detail func() string) {
+	if r.evalAny {
+		r.probeFail = true // an evaluation (unwindext.go): nothing is kept
+		return
+	}
 	at := "setup"
 	if len(r.ctxs) > 0 {
 		c := r.top()

@@ -391,6 +391,7 @@ func (r *runner) loadData(p *snap) {
 	r.aliasDep = p.aliasDep
 	r.logSeen, r.warnSeen = p.logSeen, p.warnSeen
 	r.ver, r.checked = p.ver, p.checked
+	r.uxVer = 0 // its evaluation was of other memory (unwindext.go)
 	r.inReserveWindow, r.staleRetp, r.clobbered, r.directRace = p.inReserveWindow, p.staleRetp, p.clobbered, p.directRace
 	r.clobberedFixes, r.clobberSpread = append(r.clobberedFixes[:0], p.clobberedFixes...), p.clobberSpread
 	r.skipped += p.steps - r.steps // accesses the run did not execute (changes.go)

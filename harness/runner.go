@@ -78,6 +78,8 @@ type ctx struct {
 	// ends at a plain fence.
 	rcls, rrep uint8
 	plain      bool
+	// ux is the remote unwind's extension across commits (unwindext.go).
+	ux uint8
 	// logFrom is where this context's current operation's records start.
 	logFrom int
 	// nest is 0 for a task or an interrupt; n for the traced call an entry
@@ -271,6 +273,14 @@ type runner struct {
 	// (checkRetAddrs).
 	cursors     [8]int
 	cursorDepth int
+	// The remote unwind merged across commits (unwindext.go): the remote
+	// action (-1: off), and the last evaluation of it (at ver, with
+	// current uxCur); evalAny catches every report of one.
+	uxIdx   int
+	uxVer   uint64
+	uxCur   int
+	uxOK    bool
+	evalAny bool
 	// hashing: the explorer caches visited states (state.go): every
 	// context keeps the digest of its inputs. digest: the inputs are
 	// digested now (not while the run replays the previous run's prefix;
@@ -521,7 +531,7 @@ func (r *runner) reset() {
 		c.resv, c.irqOff, c.rest, c.inCallback = nil, 0, nil, 0
 		c.hist, c.base, c.nops, c.lastSite = 0, 0, 0, 0
 		c.nyield, c.lz = 0, nil
-		c.rcls, c.rrep, c.plain = 0, 0, false
+		c.rcls, c.rrep, c.plain, c.ux = 0, 0, false, uxNone
 		c.boundary()
 	}
 	for _, reg := range r.lzList {
@@ -561,6 +571,7 @@ func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 	r.res = r.pool.get()
 	r.compiled = r.sc.Target != nil || opt.InOrder
 	r.mergeRem = r.mergeOpt && !r.compiled && !r.lazy
+	r.uxIdx, r.uxVer = r.unwindExtIndex(), 0
 	if opt.Trace {
 		r.tr = &tracer{}
 	} else {
@@ -716,6 +727,7 @@ func (r *runner) exec(c *ctx, op Op) {
 		r.model.Tasks[c.task] = model.Task{Depth: -1}
 	}
 	r.Fence(fgraph.SiteNone, fgraph.OpEnd)
+	c.ux = uxNone // before any lookup of a tail (unwindext.go)
 	r.checkWarnings(c)
 }
 
@@ -1256,6 +1268,7 @@ func (r *runner) yieldLoad(c *ctx, s fgraph.Site, a fgraph.Addr) {
 	var sup uint8
 	if r.mergeRem && global {
 		sup = r.remLoad(c, s) // remotes.go
+		sup |= r.uxAt(c, sup) // unwindext.go
 	}
 	if !global || r.eUsed >= r.sc.Bound.E || r.sc.Bound.spent(r.kUsed, r.rUsed, r.eUsed) {
 		return
@@ -1276,10 +1289,12 @@ func (r *runner) yield(c *ctx, s fgraph.Site, commit bool) {
 			return
 		}
 	}
+	var sup uint8
 	if r.mergeRem {
 		r.remYield(c, s, commit && c.plain) // remotes.go
+		sup = r.uxAt(c, 0)                  // unwindext.go
 	}
-	r.choose(c, s, true, 0)
+	r.choose(c, s, true, sup)
 }
 
 // checkYield runs the in-place checks of a yield point (reusing the
@@ -1375,6 +1390,7 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool, sup uint8) {
 		r.evOrd = append(r.evOrd, p.ord)
 		r.kUsed++
 		c.rcls = segNone // the segment is broken
+		r.uxTaken(c, o)
 		r.lzCollapse()
 		r.covHitAt(s, c.level+1)
 		if lz != nil && r.lzActive(lz) {
@@ -1400,10 +1416,15 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool, sup uint8) {
 		if r.opt.OnChoice != nil {
 			r.opt.OnChoice(r.sched)
 		}
-		if r.mergeRem {
+		rep := r.uxTaken(c, o)
+		if r.mergeRem && !rep {
 			r.remFired(c, o.Remote)
 		}
+		nv := r.violations
 		r.remote(c, id, o.Remote, p.Pos)
+		if rep && r.violations != nv {
+			internalf("merged remote unwind: the representative's unwind reported what its evaluation did not")
+		}
 	}
 }
 

@@ -386,9 +386,10 @@ func appendCtx(dst []uint64, c *ctx, idle bool) []uint64 {
 	}
 	dst = append(dst, uint64(c.level)|uint64(c.kind)<<8|uint64(c.task)<<16|uint64(c.nest)<<24|uint64(c.irqOff)<<32|uint64(c.inCallback)<<40|uint64(boolU(c.windowRead))<<48|uint64(boolU(idle))<<56,
 		last, uint64(c.nops), hist, c.base, uint64(len(c.buf)), uint64(len(c.rest)),
-		// The merged remote placements' segment (remotes.go): which
-		// remote actions the next offer points leave out.
-		uint64(c.rcls)|uint64(c.rrep)<<8|uint64(boolU(c.plain))<<16)
+		// The merged remote placements' segment (remotes.go) and the
+		// remote unwind's extension (unwindext.go): which remote actions
+		// the next offer points leave out.
+		uint64(c.rcls)|uint64(c.rrep)<<8|uint64(boolU(c.plain))<<16|uint64(uxKey(c.ux))<<24)
 	for _, p := range c.buf {
 		dst = append(dst, uint64(p.site)|uint64(p.kind)<<16|uint64(uint32(p.addr))<<32, uint64(p.val))
 	}

@@ -1,0 +1,177 @@
+package harness
+
+import "github.com/fgcheck/fgcheck/fgraph"
+
+// Remote unwinds merged across commits (ExploreOptions.MergeRemotes, with
+// remotes.go; docs/merged-remotes.md).
+//
+// remotes.go merges a remote unwind's placements within a segment, where
+// nothing the unwinder reads changes. This file merges them across the
+// commits of an op too, where the unwind is the run's last choice and
+// reports nothing at any of them.
+//
+// The unwind only reads (the task's words and its real stack) and runs
+// on no context: a run that fires it at a yield and then takes no other
+// choice is the run that does not fire it, with a read inserted. When no
+// choice is left after it (the bound is spent, or nothing else is left to
+// offer), the rest of that run is the default path below the yield. So
+// if the unwind, evaluated at each of its offer points along that path,
+// reports nothing at all (no violation, no known finding, no warning),
+// every placement of it there gives a schedule with the same verdicts:
+// those of the default path. The first such placement stands for the
+// others:
+//
+//   - The run that takes the default at the first placement (it comes
+//     first in the DFS) opens the extension there (ctx.ux = uxOpening)
+//     and, at each later offer point of the unwind, evaluates it in place
+//     (unwindClean): clean, the unwind is not offered (uxOpen); not clean,
+//     the extension closes and the unwind is offered there as before.
+//   - The run that fires the unwind at the first placement (its
+//     representative, ctx.ux = uxRep) walks the same path (the unwind
+//     wrote nothing), evaluates at the same points and counts each
+//     placement the default run left out (runner.rmult): those the
+//     extension left out and those the segment rule left out after them,
+//     until the extension closes.
+//   - Both close at the end of the context's op, before any lookup of a
+//     tail, so that no state is stored below the representative's count
+//     while it still grows (the cache stores totals per schedule of the
+//     path, remotes.go).
+//
+// The extension is in the state's encoding (appendCtx), in three states: a
+// point where it is open stands for fewer placements below it than one
+// where it is not, and the point where it opens (the unwind offered there,
+// its representative counting the later ones) for more than one where it
+// was open before (the unwind left out there too). With the last two
+// alike, the cache counted std at C=2 2,231 schedules too many
+// (TestUnwindExtKeyCaught).
+//
+// Any other choice taken ends the extension (no placement is left to
+// merge: the unwind was the last choice). A representative's firing that
+// reports anything although its evaluation did not is an internal error.
+
+// The extension's states (ctx.ux).
+const (
+	uxNone    uint8 = iota
+	uxOpening       // opened at this segment's offer point, where the unwind is offered
+	uxOpen          // the default path: later placements are left out
+	uxRep           // the representative: later placements are counted
+)
+
+// Test hooks: noUnwindExt turns the extension off; uxKeyMerge encodes an
+// opening extension as an open one (unsound: TestUnwindExtKeyCaught);
+// uxAlwaysClean evaluates no unwind (TestUnwindExtEvaluationCaught).
+var noUnwindExt, uxKeyMerge, uxAlwaysClean bool
+
+// unwindExtIndex is the remote action the extension merges: the
+// scenario's only remote unwind, with one remote event a run (-1: none).
+func (r *runner) unwindExtIndex() int {
+	if !r.mergeRem || noUnwindExt || r.sc.Bound.E != 1 || r.sc.AnyReader {
+		return -1
+	}
+	u := -1
+	for i, rem := range r.sc.Remotes {
+		if rem.Kind == RemoteUnwind {
+			if u >= 0 {
+				return -1
+			}
+			u = i
+		}
+	}
+	return u
+}
+
+// uxAt is a yield of c where the remote unwind may be offered, after the
+// segment rules left out the kinds in sup: it returns remUnwind if the
+// extension leaves the unwind out here too, and counts the placement for
+// a representative.
+func (r *runner) uxAt(c *ctx, sup uint8) uint8 {
+	if r.uxIdx < 0 {
+		return 0
+	}
+	b := &r.sc.Bound
+	switch c.ux {
+	case uxRep:
+		// The default run's offer point: left out by the segment rule (a
+		// placement of this representative's) or by the extension.
+		if sup&remUnwind != 0 || r.unwindClean(c) {
+			r.rmult++
+		} else {
+			c.ux = uxNone
+		}
+		return 0
+	case uxNone:
+		// Opened where the unwind is offered as the last choice, clean.
+		if sup&remUnwind == 0 && r.eUsed < b.E && !r.remoteUsed[r.uxIdx] && r.unwindLast() &&
+			!b.spent(r.kUsed, r.rUsed, r.eUsed) && r.unwindClean(c) {
+			c.ux = uxOpening
+		}
+		return 0
+	}
+	if sup&remUnwind != 0 || r.eUsed >= b.E || r.remoteUsed[r.uxIdx] || b.spent(r.kUsed, r.rUsed, r.eUsed) {
+		return 0
+	}
+	if r.unwindClean(c) {
+		c.ux = uxOpen
+		return remUnwind
+	}
+	c.ux = uxNone
+	return 0
+}
+
+// unwindLast reports whether no choice is left after the remote unwind.
+func (r *runner) unwindLast() bool {
+	b := &r.sc.Bound
+	return b.spent(r.kUsed, r.rUsed, r.eUsed+1) || r.kUsed >= b.K && r.rUsed >= b.R && r.eUsed+1 >= b.E
+}
+
+// uxTaken is option o taken by c at a choice point: the representative
+// begins, or the extension ends.
+func (r *runner) uxTaken(c *ctx, o Option) bool {
+	if r.uxIdx < 0 {
+		return false
+	}
+	if o.Kind == OptRemote && o.Remote == r.uxIdx && c.ux == uxOpening {
+		c.ux = uxRep
+		return true
+	}
+	for _, x := range r.ctxs {
+		x.ux = uxNone
+	}
+	return false
+}
+
+// unwindClean reports whether the remote unwind, fired now, would report
+// nothing: remoteUnwind's walk, reading memory directly, with every report
+// caught (evalAny) and nothing of it kept. Through the shim (as fired) a
+// warning of the walk is reported by checkWarnings, here by the walk
+// itself: a report either way. The answer holds until memory an unwinder
+// reads changes (runner.ver).
+func (r *runner) unwindClean(c *ctx) bool {
+	m := r.m
+	if r.uxVer == r.ver && r.uxCur == m.Current {
+		return r.uxOK
+	}
+	if uxAlwaysClean {
+		return true
+	}
+	t := r.sc.Remotes[r.uxIdx].Task
+	prev, fail := r.rd, r.probeFail
+	r.rd = readerCall{name: ReaderLivepatch, on: true, cur: fgraph.NoTask, t: t, values: t != m.Current}
+	if !r.rd.values {
+		r.rd.name = ReaderProcStack
+	}
+	r.evalAny, r.probeFail = true, false
+	r.checkRetAddrs(fgraph.NoTask, t, c, false, r.rd.values)
+	ok := !r.probeFail
+	r.evalAny, r.probeFail, r.rd = false, fail, prev
+	r.uxVer, r.uxCur, r.uxOK = r.ver, m.Current, ok
+	return ok
+}
+
+// uxKey is the extension's state as the state's encoding has it.
+func uxKey(x uint8) uint8 {
+	if uxKeyMerge && x == uxOpening {
+		return uxOpen
+	}
+	return x
+}

@@ -1,0 +1,98 @@
+package harness
+
+import (
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/fgcheck/fgcheck/fgraph"
+)
+
+// TestUnwindExtFewerRuns: on std, merging the remote unwind's placements
+// across commits (unwindext.go) keeps the schedule and known-finding
+// counts and runs far fewer remote unwinds, with the cache and without
+// it; turned off, the merged placements are remotes.go's alone.
+func TestUnwindExtFewerRuns(t *testing.T) {
+	sc := Standard(fgraph.Latest)
+	unw := slices.IndexFunc(sc.Remotes, func(r Remote) bool { return r.Kind == RemoteUnwind })
+	for _, cache := range []bool{false, true} {
+		opt := ExploreOptions{Cache: cache, MergeRemotes: true}
+		noUnwindExt = true
+		off, err := Explore(sc, opt)
+		noUnwindExt = false
+		if err != nil {
+			t.Fatal(err)
+		}
+		on, err := Explore(sc, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if on.Runs != off.Runs || on.Kbuild.Runs != off.Kbuild.Runs || !maps.Equal(on.Known, off.Known) || on.Violations != off.Violations {
+			t.Errorf("cache %v: with the extension %d schedules (%d kbuild) %v, without %d (%d) %v", cache, on.Runs, on.Kbuild.Runs, on.Known, off.Runs, off.Kbuild.Runs, off.Known)
+		}
+		if on.Executed >= off.Executed*90/100 {
+			t.Errorf("cache %v: %d runs with the extension, %d without: want 10 %% fewer at least", cache, on.Executed, off.Executed)
+		}
+		if a, b := on.ByRemote[unw].Runs, off.ByRemote[unw].Runs; a*3 >= b {
+			t.Errorf("cache %v: %d remote unwinds run with the extension, %d without: want a third at most", cache, a, b)
+		}
+	}
+}
+
+// TestUnwindExtKeyCaught: a state encoding that does not tell the point
+// where the extension opens (the unwind offered, its representative
+// counting the later placements) from one where it was open before (the
+// unwind left out) lets the cache count std's schedules wrong, and the
+// comparison with the plain DFS sees it.
+func TestUnwindExtKeyCaught(t *testing.T) {
+	sc := Standard(fgraph.Latest)
+	plain, err := Explore(sc, ExploreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	uxKeyMerge = true
+	defer func() { uxKeyMerge = false }()
+	s, err := Explore(sc, ExploreOptions{Cache: true, MergeRemotes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Runs == plain.Runs && maps.Equal(s.Known, plain.Known) {
+		t.Errorf("the extension's opening point encoded as an open one went unnoticed: %d schedules %v, plain %d %v", s.Runs, s.Known, plain.Runs, plain.Known)
+	}
+}
+
+// TestUnwindExtEvaluationCaught: an evaluation that finds every unwind
+// clean merges placements whose unwind reports something. Where the
+// representative's own unwind is one of them the exploration stops with
+// an internal error; otherwise its counts differ from the plain DFS's. On
+// the catalogue's mutants at C=1, some must be caught.
+func TestUnwindExtEvaluationCaught(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores every mutant twice")
+	}
+	caught, internal := 0, 0
+	for _, sc := range soundScenarios()[2:] {
+		small := *sc
+		small.Bound.C = 1
+		opt := ExploreOptions{RunOptions: RunOptions{KeepGoing: true}}
+		plain, err := Explore(&small, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		uxAlwaysClean = true
+		opt.Cache, opt.MergeRemotes = true, true
+		s, err := Explore(&small, opt)
+		uxAlwaysClean = false
+		switch {
+		case err != nil:
+			caught++
+			internal++
+		case s.Runs != plain.Runs || s.Violations != plain.Violations || !maps.Equal(s.Known, plain.Known):
+			caught++
+		}
+	}
+	if caught == 0 {
+		t.Error("an evaluation that finds every remote unwind clean went unnoticed on every mutant")
+	}
+	t.Logf("caught on %d mutants (%d by the internal error)", caught, internal)
+}
