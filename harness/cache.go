@@ -387,7 +387,7 @@ type cacheState struct {
 	// stored is explored again and compared with the stored totals, and
 	// verify is called with the first visit's and this visit's schedules
 	// when they differ.
-	verify func(first, again Schedule, want, got cacheEntry, sameEncoding bool)
+	verify func(first, again Schedule, want, got cacheEntry, sameEncoding, sameKnown bool)
 	firsts map[stateKey]Schedule
 	encs   map[stateKey][]uint64
 }
@@ -652,7 +652,7 @@ func (cs *cacheState) store(kd keyed, t totals) {
 		}
 		want.known, got.known = 0, 0
 		if kd.verify && (got != want || wk != kd.kt) {
-			cs.verify(cs.firsts[kd.k], kd.sched, want, got, slices.Equal(cs.encs[kd.k], kd.enc))
+			cs.verify(cs.firsts[kd.k], kd.sched, want, got, slices.Equal(cs.encs[kd.k], kd.enc), wk == kd.kt)
 		}
 		if !kd.verify {
 			if cs.firsts == nil {
@@ -763,5 +763,6 @@ func (s Schedule) clone() Schedule {
 // is skipped; each one whose state was seen before is explored again and
 // its totals compared with the stored ones; the hook gets both visits'
 // schedules so far when they differ (and whether the encodings were equal:
-// false is a hash collision).
-var verifyHook func(first, again Schedule, want, got cacheEntry, sameEncoding bool)
+// false is a hash collision; and whether the per-finding known totals
+// were).
+var verifyHook func(first, again Schedule, want, got cacheEntry, sameEncoding, sameKnown bool)

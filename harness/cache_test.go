@@ -268,7 +268,7 @@ func verifySubtrees(t *testing.T, scs []*Scenario, opt ExploreOptions) {
 	defer func() { verifyHook = nil }()
 	for _, sc := range scs {
 		bad := 0
-		verifyHook = func(first, again Schedule, want, got cacheEntry, same bool) {
+		verifyHook = func(first, again Schedule, want, got cacheEntry, same, _ bool) {
 			bad++
 			if bad <= 2 {
 				f1, f2 := &File{Scenario: sc, Schedule: first}, &File{Scenario: sc, Schedule: again}
