@@ -49,7 +49,8 @@ auto, the default, does so when the bound has no cap on choices (C=0, as
 peer-spin), where every order would multiply the whole interrupt space
 (docs/lazy-orders.md). --remotes merged runs one placement of a remote
 action for the placements that leave the same state and verdicts (a
-pure reader between two stores of the interrupted context, a register
+pure reader between two stores of the interrupted context, or anywhere
+in its op where it is the last choice and reports nothing; a register
 or unregister at a barrier and the load of a global after it), counted
 as that many schedules; auto, the default, does so with the state cache
 and eager orders on the port (docs/merged-remotes.md).`
