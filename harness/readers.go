@@ -129,16 +129,22 @@ func (r *runner) inPlaceReaders(c *ctx, s fgraph.Site, t int) {
 // the any-instant walker is on).
 func (r *runner) remoteUnwind(c *ctx, t int) {
 	prev := r.rd
-	r.rd = readerCall{name: ReaderLivepatch, on: true, cur: fgraph.NoTask, t: t, values: true}
+	r.rd = r.remoteReader(t)
+	r.checkRetAddrs(fgraph.NoTask, t, c, true, r.rd.values)
+	r.rd = prev
+}
+
+// remoteReader is the reader of a remote CPU's unwind of task t.
+func (r *runner) remoteReader(t int) readerCall {
+	rd := readerCall{name: ReaderLivepatch, on: true, cur: fgraph.NoTask, t: t, values: true}
 	switch {
 	case t != r.m.Current:
 	case r.sc.AnyReader:
-		r.rd.name = ReaderAny
+		rd.name = ReaderAny
 	default:
-		r.rd.name, r.rd.values = ReaderProcStack, false
+		rd.name, rd.values = ReaderProcStack, false
 	}
-	r.checkRetAddrs(fgraph.NoTask, t, c, true, r.rd.values)
-	r.rd = prev
+	return rd
 }
 
 // readerCall is the reader running now: its name, for Violation.Reader,

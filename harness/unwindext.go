@@ -156,10 +156,7 @@ func (r *runner) unwindClean(c *ctx) bool {
 	}
 	t := r.sc.Remotes[r.uxIdx].Task
 	prev, fail := r.rd, r.probeFail
-	r.rd = readerCall{name: ReaderLivepatch, on: true, cur: fgraph.NoTask, t: t, values: t != m.Current}
-	if !r.rd.values {
-		r.rd.name = ReaderProcStack
-	}
+	r.rd = r.remoteReader(t) // never the any-instant walker's (unwindExtIndex)
 	r.evalAny, r.probeFail = true, false
 	r.checkRetAddrs(fgraph.NoTask, t, c, false, r.rd.values)
 	ok := !r.probeFail
