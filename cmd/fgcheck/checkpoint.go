@@ -30,8 +30,10 @@ func fingerprint(scenario string, strict bool, shard, shards int, lazy, merged b
 		text += "lazy-orders\n"
 	}
 	if merged {
-		// Its yields offer fewer remote actions.
-		text += "merged-remotes\n"
+		// Its yields offer fewer remote actions; since 5 Dec 2026 (sixth
+		// session) fewer remote unwinds too (harness/unwindext.go), so a
+		// checkpoint of the engine before is another exploration's.
+		text += "merged-remotes\nunwind-across-commits\n"
 	}
 	sum := sha256.Sum256([]byte(text))
 	return hex.EncodeToString(sum[:8])
@@ -68,7 +70,7 @@ func loadCheckpoint(path string, want *checkpointFile) (*checkpointFile, error) 
 		return nil, fmt.Errorf("--checkpoint %s: %v (the file is left as it is)", path, err)
 	}
 	if cf.Fingerprint != want.Fingerprint {
-		return nil, fmt.Errorf("--checkpoint %s: it belongs to another exploration (%s); this one differs in its scenario, bound, --strict or --shard: remove the file or give another name",
+		return nil, fmt.Errorf("--checkpoint %s: it belongs to another exploration (%s); this one differs in its scenario, bound, --strict, --shard, --orders or --remotes, or in the engine of the fgcheck that wrote it: remove the file or give another name",
 			path, cf.Command)
 	}
 	return cf, nil

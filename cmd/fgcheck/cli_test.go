@@ -1,7 +1,10 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +18,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/fgcheck/fgcheck/fgraph"
 	"github.com/fgcheck/fgcheck/harness"
 )
 
@@ -474,6 +478,38 @@ func TestSummaryNamesEveryFix(t *testing.T) {
 	for _, name := range harness.FixNames() {
 		if !strings.Contains(first, "fix "+name) {
 			t.Errorf("exit %d; summary header %q lacks fix %s", code, first, name)
+		}
+	}
+}
+
+// TestCheckpointEngineRevision: a checkpoint of merged remote placements
+// written before the remote unwind merged across commits (its yields
+// offered more placements: its choice points are not this engine's) has
+// another fingerprint, so resuming it is refused as another
+// exploration's; lazy orders and the plain DFS keep theirs.
+func TestCheckpointEngineRevision(t *testing.T) {
+	old := func(scenario string, strict bool, shard, shards int, lazy, merged bool) string {
+		text := fmt.Sprintf("%s\nstrict=%v shard=%d/%d\n", scenario, strict, shard, shards)
+		if lazy {
+			text += "lazy-orders\n"
+		}
+		if merged {
+			text += "merged-remotes\n"
+		}
+		sum := sha256.Sum256([]byte(text))
+		return hex.EncodeToString(sum[:8])
+	}
+	sc := scenarioText(harness.Standard(fgraph.Latest))
+	for _, c := range []struct {
+		lazy, merged, same bool
+		why                string
+	}{
+		{false, true, false, "merged placements: the unwind now merges across commits"},
+		{false, false, true, "the plain DFS did not change"},
+		{true, false, true, "lazy orders did not change"},
+	} {
+		if got := fingerprint(sc, false, 0, 1, c.lazy, c.merged) == old(sc, false, 0, 1, c.lazy, c.merged); got != c.same {
+			t.Errorf("lazy %v merged %v: same fingerprint as before %v, want %v: %s", c.lazy, c.merged, got, c.same, c.why)
 		}
 	}
 }
