@@ -488,6 +488,9 @@ func TestSummaryNamesEveryFix(t *testing.T) {
 // another fingerprint, so resuming it is refused as another
 // exploration's; lazy orders and the plain DFS keep theirs.
 func TestCheckpointEngineRevision(t *testing.T) {
+	// The fingerprint as the engine before computed it: a frozen copy of
+	// fingerprint's old text, on purpose (calling fingerprint would test
+	// nothing).
 	old := func(scenario string, strict bool, shard, shards int, lazy, merged bool) string {
 		text := fmt.Sprintf("%s\nstrict=%v shard=%d/%d\n", scenario, strict, shard, shards)
 		if lazy {
