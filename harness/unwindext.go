@@ -88,9 +88,7 @@ func (r *runner) uxAt(c *ctx, sup uint8) uint8 {
 	if r.uxIdx < 0 {
 		return 0
 	}
-	b := &r.sc.Bound
-	switch c.ux {
-	case uxRep:
+	if c.ux == uxRep {
 		// The default run's offer point: left out by the segment rule (a
 		// placement of this representative's) or by the extension.
 		if sup&remUnwind != 0 || r.unwindClean(c) {
@@ -99,15 +97,18 @@ func (r *runner) uxAt(c *ctx, sup uint8) uint8 {
 			c.ux = uxNone
 		}
 		return 0
-	case uxNone:
-		// Opened where the unwind is offered as the last choice, clean.
-		if sup&remUnwind == 0 && r.eUsed < b.E && !r.remoteUsed[r.uxIdx] && r.unwindLast() &&
-			!b.spent(r.kUsed, r.rUsed, r.eUsed) && r.unwindClean(c) {
-			c.ux = uxOpening
-		}
+	}
+	// Not offered here: left out by the segment rule, or the run's one
+	// remote event (E=1, unwindExtIndex) is spent, or its bound.
+	b := &r.sc.Bound
+	if sup&remUnwind != 0 || r.eUsed >= b.E || b.spent(r.kUsed, r.rUsed, r.eUsed) {
 		return 0
 	}
-	if sup&remUnwind != 0 || r.eUsed >= b.E || r.remoteUsed[r.uxIdx] || b.spent(r.kUsed, r.rUsed, r.eUsed) {
+	if c.ux == uxNone {
+		// Opened where the unwind is offered as the last choice, clean.
+		if r.unwindLast() && r.unwindClean(c) {
+			c.ux = uxOpening
+		}
 		return 0
 	}
 	if r.unwindClean(c) {
