@@ -80,6 +80,7 @@ type snap struct {
 	steps               int64
 	nchoose             int32 // yield points reached (fastreplay.go)
 	nchecks             int   // reuse records
+	nux                 int   // reuse's unwind evaluations (unwindext.go)
 	nsand               int   // reuse's sandbox records
 	ncov                int   // coverage log
 	// The lazy engine's pending regions (lazy.go).
@@ -309,9 +310,9 @@ func (r *runner) saveData(p *snap) {
 		internalf("resume: a snap taken while a reader runs")
 	}
 	p.steps, p.nchoose = r.steps, r.nchoose
-	p.nchecks, p.nsand = -1, -1
+	p.nchecks, p.nsand, p.nux = -1, -1, -1
 	if r.reuse != nil {
-		p.nchecks, p.nsand = r.reuse.n, r.reuse.sandNext
+		p.nchecks, p.nsand, p.nux = r.reuse.n, r.reuse.sandNext, r.reuse.uxN
 	}
 }
 
@@ -406,5 +407,9 @@ func (r *runner) loadData(p *snap) {
 			internalf("resume: a snap after %d sandboxes, %d kept of the shared prefix", p.nsand, len(u.sand))
 		}
 		u.sandNext = p.nsand
+		if p.nux < 0 || p.nux > len(u.ux) {
+			internalf("resume: a snap after %d unwind evaluations, %d in the previous run", p.nux, len(u.ux))
+		}
+		u.uxN = p.nux
 	}
 }

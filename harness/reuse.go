@@ -55,6 +55,11 @@ type reuse struct {
 	sand     []sandRec
 	keys     []lzKey
 	sandNext int
+	// ux is what the remote unwind's evaluations in place found
+	// (unwindClean), in run order, like recs: ux[:uxN] this run's, ux[uxN:]
+	// the previous run's while the run is still the previous run.
+	ux  []bool
+	uxN int
 }
 
 // sandRec is what one sandbox found: for each option of live, n keys,
@@ -78,7 +83,7 @@ func (u *reuse) keysEnd(n int) int {
 // replay the previous run's choices.
 // prev is the previous run's result.
 func (u *reuse) startRun(until int, prev *Result) {
-	u.n = 0
+	u.n, u.uxN = 0, 0
 	u.until = until
 	u.prevRes = prev
 	if prev == nil {
