@@ -629,6 +629,9 @@ func (r *runner) execute() {
 		r.opt.OnChoice(r.sched)
 	}
 	r.quiescent()
+	if r.snaps != nil {
+		r.takeSnap(0) // a run that changes a choice of the first op resumes after setup
+	}
 	r.runTasks(0)
 	r.quiescent()
 }
