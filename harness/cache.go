@@ -168,6 +168,7 @@ type stateCache struct {
 	// point off the all-default prefix is whole in every piece, so one
 	// worker's entry holds for all.
 	mu     sync.Mutex
+	shared bool // more than one worker: mu is taken (one worker: 2 % of std C=3 in Lock and Unlock)
 	keys   []stateKey
 	vals   []cacheEntry
 	n, max int
@@ -195,16 +196,18 @@ func (c *stateCache) statsAll() CacheStats {
 	return st
 }
 
-func newStateCache(sc *Scenario, max int, exact bool, drop int) *stateCache {
+func newStateCache(sc *Scenario, max int, exact bool, drop int, shared bool) *stateCache {
 	if max <= 0 {
 		max = DefaultCacheEntries
 	}
 	c := newTable(sc, max, exact, drop)
+	c.shared = shared
 	// The tails get a table of their own, of the same bound: a tail saves
 	// one run's end, a subtree many runs, and in one table the tails
 	// filled it first (std at C=3 with the default 2^20 entries took
 	// 130 s instead of 92 s).
 	c.tails = newTable(sc, max, exact, drop)
+	c.tails.shared = shared
 	return c
 }
 
@@ -247,8 +250,10 @@ func (cs *cacheState) key() (stateKey, string) {
 }
 
 func (c *stateCache) get(k stateKey, ks string) (cacheEntry, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	if c.shared {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+	}
 	c.stats.Lookups++
 	var e cacheEntry
 	var ok bool
@@ -269,8 +274,10 @@ func (c *stateCache) get(k stateKey, ks string) (cacheEntry, bool) {
 }
 
 func (c *stateCache) put(k stateKey, ks string, t *totals, kt *knownTot, p0 int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	if c.shared {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+	}
 	// Room first: a subtree not stored must leave nothing in the slab.
 	if !c.room() {
 		c.stats.Full++
@@ -358,8 +365,10 @@ func (c *stateCache) add(t *totals, kt *knownTot, e cacheEntry, p0 int64) {
 	if e.known < 0 {
 		return
 	}
-	c.mu.Lock() // the slab grows as other workers store
-	defer c.mu.Unlock()
+	if c.shared {
+		c.mu.Lock() // the slab grows as other workers store
+		defer c.mu.Unlock()
+	}
 	n := len(c.kslot)
 	s := c.slab[e.known : int(e.known)+3*n]
 	for i, j := range c.kslot {

@@ -375,7 +375,7 @@ func TestCacheCheckpointResume(t *testing.T) {
 // leaves nothing behind (its known-finding counts once went into the slab
 // anyway: 4.7 M subtrees refused at v6.12 C=3 held 180 MB).
 func TestCacheFullStoresNothing(t *testing.T) {
-	c := newStateCache(Standard(fgraph.Latest), 64, false, -1)
+	c := newStateCache(Standard(fgraph.Latest), 64, false, -1, false)
 	var tot totals
 	var kt knownTot
 	tot.runs, kt.d[c.kslot[0]], kt.by[c.kslot[0]] = 1, 1, 1

@@ -493,7 +493,7 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 		if ok, why := Cacheable(sc); !ok {
 			total.CacheOff = why
 		} else {
-			wc = newStateCache(sc, opt.CacheEntries, opt.CacheExact, opt.cacheDrop-1)
+			wc = newStateCache(sc, opt.CacheEntries, opt.CacheExact, opt.cacheDrop-1, workers > 1)
 		}
 	}
 	// The pieces, the largest first by an estimate (order.go).
