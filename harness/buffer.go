@@ -431,7 +431,11 @@ func (r *runner) noteAlias(buf []pending, order []int) {
 
 // onCommit follows the in-flight state of the context's entry and return.
 func (r *runner) onCommit(c *ctx, st pending) {
-	if r.cov != nil || r.snaps != nil {
+	// After a run stopped (a cache hit) the code under test runs on to the
+	// end of its op, and the next fence commits a store before it sees
+	// the stop: not coverage (a run that started at an interrupt's entry,
+	// irqstart.go, never gets there).
+	if (r.cov != nil || r.snaps != nil) && !r.stopped {
 		r.covCommitAt(st.site)
 	}
 	if r.tr != nil {

@@ -451,7 +451,7 @@ func (cs *cacheState) find(depth int) (kd keyed, hit bool) {
 	e, ok := tbl.get(k, ks)
 	if ok && cs.verify == nil {
 		cs.hit, cs.hitE, cs.hitP, cs.hitC, cs.hitAt = true, e, p0, tbl, r.clock()
-		r.stopped = true
+		r.stopped, r.hitExec = true, r.executed()
 		return keyed{}, true
 	}
 	kd = keyed{depth: depth, k: k, ks: ks, t0: cs.tot, p0: p0, at: r.clock(), mult: r.rmult}

@@ -30,7 +30,8 @@ var ChangeNames = [NumChanges]string{"first", "interrupt", "remote", "order", "n
 // stopped at a state the cache held, and the shared accesses (the hooks
 // the code under test called: loads, stores, atomics, fences) they
 // executed before the changed choice point (the replay, from the snap the
-// run resumed from on) and from it on.
+// run resumed from on) and from it on (up to the cache's hit, if it hit:
+// the code under test runs on to the end of its op, doing nothing).
 type ChangeCount struct {
 	Runs, Hits    int64
 	Replayed, New int64
@@ -75,7 +76,11 @@ func (r *runner) countChange(s *Summary, hit bool) {
 	if k < 0 {
 		k, replayed = ChangeNone, 0
 	}
-	c := ChangeCount{Runs: 1, Replayed: replayed, New: r.executed() - replayed}
+	end := r.executed()
+	if r.hitExec >= 0 {
+		end = r.hitExec // what the code under test ran on after the hit is no part of the run
+	}
+	c := ChangeCount{Runs: 1, Replayed: replayed, New: end - replayed}
 	if hit {
 		c.Hits = 1
 	}

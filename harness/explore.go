@@ -82,6 +82,17 @@ func (d *dfs) skip(to int) {
 	}
 }
 
+// rewind sets the DFS back to choice point to of its path, which a run
+// replays again (irqstart.go's catch-up).
+func (d *dfs) rewind(to int) {
+	d.pos, d.zero = to, true
+	for _, st := range d.path[:to] {
+		if st.c != 0 {
+			d.zero = false
+		}
+	}
+}
+
 // following is the option after c that step i explores, or s.n if none.
 func (d *dfs) following(i int) int {
 	s := d.path[i]

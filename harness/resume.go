@@ -133,6 +133,7 @@ func (r *runner) shareRuns(opt RunOptions) {
 		r.snaps = &snaps{}
 		if !noEvSnaps {
 			r.evs = &evSnaps{}
+			r.ent = &entrySnaps{}
 		}
 	}
 }
@@ -161,6 +162,9 @@ func (r *runner) startShared(until int) *snap {
 	r.snaps.startRun(until)
 	if r.evs != nil {
 		r.evs.evStart(until)
+	}
+	if r.ent != nil {
+		r.ent.entryStart(until)
 	}
 	return r.snaps.from
 }

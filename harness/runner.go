@@ -268,7 +268,10 @@ type runner struct {
 	skipped, chgExec int64
 	chgAt, chg       int
 	chgRem           int // the remote action of a ChangeRemote (changes.go)
-	halted           bool
+	// hitExec is executed() when the run hit the cache (-1: it did not);
+	// the code under test runs on to the end of its op after that.
+	hitExec int64
+	halted  bool
 	// cursors: the unwinder oracle's idx cursors, one per nesting
 	// (checkRetAddrs).
 	cursors     [8]int
@@ -318,6 +321,9 @@ type runner struct {
 	// skipper is the chooser they set past the choice points they skip.
 	evs     *evSnaps
 	skipper skipper
+	// ent, with the event snaps: the entry snaps of the tasks'
+	// interrupts along the DFS path (irqstart.go).
+	ent *entrySnaps
 	// The replayed choice points' fast path (fastreplay.go): the DFS
 	// chooser, if the run asks it directly; whether this run takes the
 	// fast path; the yield points reached so far (choose calls); and at
@@ -563,7 +569,7 @@ func (r *runner) reset() {
 	}
 	r.ver, r.checked = 1, 0
 	r.steps, r.halted = 0, false
-	r.skipped, r.chg, r.chgExec = 0, -1, 0
+	r.skipped, r.chg, r.chgExec, r.hitExec = 0, -1, 0, -1
 	r.tailN = 0
 	r.rmult, r.quietStop = 1, false
 }
@@ -586,7 +592,13 @@ func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 	}
 	m := r.m
 	m.SetHooks(r)
-	if s := r.snaps; s != nil && s.from != nil {
+	var ent *entrySnap
+	if r.irqStartOn() {
+		ent = r.irqStartFor(r.reuse.until) // irqstart.go
+	}
+	if s := r.snaps; ent != nil {
+		r.guard(func() { r.startInIRQ(ent) })
+	} else if s != nil && s.from != nil {
 		r.guard(func() { r.resume(s.from) })
 	} else {
 		if s != nil {
@@ -1412,6 +1424,9 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool, sup uint8) {
 		if r.opt.OnChoice != nil {
 			r.opt.OnChoice(r.sched)
 		}
+		if r.catchUp(p.Index) {
+			return // the state after the interrupt is put back (irqstart.go)
+		}
 		// An interrupt the run replays whole is not run again (evsnap.go).
 		if idx := p.Index; !r.restoreEvSnap(idx) {
 			r.interrupt(c, id, k, p.Pos, idx)
@@ -1526,6 +1541,7 @@ func (r *runner) visible(a fgraph.Addr) bool {
 // interrupt runs an IRQ or NMI to completion on the current task; idx is
 // the choice point whose option it is.
 func (r *runner) interrupt(parent *ctx, id int, k EventKind, at Pos, idx int) {
+	r.entryAt(parent, id, k, at, idx) // irqstart.go
 	m := r.m
 	t := m.Current
 	prog := r.sc.IRQ
@@ -1577,6 +1593,9 @@ func (r *runner) interrupt(parent *ctx, id int, k EventKind, at Pos, idx int) {
 	// A later run that replays this interrupt whole puts back what it
 	// left from here (restoreEvSnap, in choose).
 	r.takeEvSnap(idx, from)
+	if parent.level == 0 {
+		r.entryReturned(idx)
+	}
 }
 
 // remote runs a remote-CPU action atomically at this yield point; the rest

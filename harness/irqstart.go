@@ -1,0 +1,307 @@
+package harness
+
+import (
+	"math"
+	"sync/atomic"
+
+	"github.com/fgcheck/fgcheck/fgraph"
+)
+
+// Runs that start at an interrupt's entry.
+//
+// A run whose changed choice lies inside an interrupt replays the task's
+// op up to the yield the interrupt was taken at, because the interrupt
+// runs on the task's Go stack and the task goes on after it returns. Yet
+// most such runs never go on: on std at C=3, 79 % of the runs change a
+// choice inside an interrupt, and 94 % of those stop inside it or at the
+// cache's lookup right after it returns (afterEvent); their replay of the
+// task's op before the interrupt was 23 M of the 58 M accesses replayed.
+// The interrupt needs none of the task's Go stack: what it reads of the
+// task (its context, its stores still to commit) is data.
+//
+// So a run saves its whole state when a task's interrupt begins (an entry
+// snap: what saveData saves, with the task contexts whole, their pending
+// stores included), and a later run whose changed choice lies inside that
+// interrupt restores it and calls interrupt() from a fresh Go stack
+// (startInIRQ), the DFS set past the choices before it. If the run stops
+// before the task has to go on, that is the run. If it has to go on (the
+// lookup after the interrupt missed), it catches up: it saves its whole
+// state again, restores the task-level snap it would have resumed from,
+// replays the task's op to the interrupt's yield, and there puts the saved
+// state back (catchUp, in choose) over the Go stack the replay rebuilt:
+// the frames below that yield computed what they hold from the same data
+// in both runs, and the interrupt touches none of it.
+//
+// On with the event snaps (evOn), not with lazy orders (their pending
+// instances live on the commit loop's Go stack), and only for an
+// interrupt of a task with no nested call in flight. TestIRQStartSound
+// compares explorations with it and without it; TestIRQStartCaught shows
+// that the comparison notices a catch-up that leaves the task contexts as
+// the replay made them.
+
+// fullSnap is the whole state of a run at a yield of a task, between
+// nothing on the Go stack above the task's op and what a replay rebuilds.
+type fullSnap struct {
+	snap
+	// The task contexts' stores, which a snap between ops has none of.
+	bufs, rests [][]pending
+	stores      [][]fgraph.Addr
+	cov         []uint32
+	log         []fgraph.Record
+	warn        []fgraph.Warning
+	quiet       bool // runner.quietStop
+	digest      bool
+	skipped     int64
+	dpos        int
+	dzero       bool
+}
+
+// entrySnap is the state of a run as the interrupt whose option is choice
+// point idx began.
+type entrySnap struct {
+	fullSnap
+	idx int
+	// end is the choice point count when the interrupt last returned
+	// (math.MaxInt while it has not: the last run to run it stopped in it).
+	end  int
+	id   int
+	kind EventKind
+	at   Pos
+}
+
+// entrySnaps is a runner's entry snaps along the DFS path.
+type entrySnaps struct {
+	list []*entrySnap // live entries first
+	n    int
+	// catch is the state a run catching up puts back at the yield of
+	// choice point catchAt (catchUp).
+	catch   *fullSnap
+	catchAt int
+	spare   fullSnap
+	noData  snap // irqStartDrop's
+	// cov is the run's coverage while a catch-up replays (which counts
+	// none: the replayed part is counted).
+	cov *Coverage
+}
+
+// noIRQStart turns the runs that start at an interrupt off (tests);
+// irqStartDrop names a part of the state a catch-up leaves as the replay
+// made it ("data": memory, the model, the verdicts, what saveData
+// saves), a wrong catch-up.
+// irqStarts and catchUps, if set, count the runs that started at an
+// interrupt's entry and those of them that caught up.
+var (
+	noIRQStart          bool
+	irqStartDrop        string
+	irqStarts, catchUps *atomic.Int64
+)
+
+// irqStartOn reports whether this run may take and use entry snaps.
+func (r *runner) irqStartOn() bool {
+	return r.ent != nil && r.evOn() && !r.lazy && r.opt.Observe == nil && r.fdfs != nil && r.skipper == skipper(r.fdfs) && r.fastRep
+}
+
+// entryStart drops the entry snaps a run whose choices before until are
+// the previous run's does not share (the interrupt's option at or after
+// until).
+func (e *entrySnaps) entryStart(until int) {
+	k := 0
+	for i := 0; i < e.n; i++ {
+		if e.list[i].idx < until {
+			e.list[k], e.list[i] = e.list[i], e.list[k]
+			k++
+		}
+	}
+	e.n = k
+	e.catch = nil
+}
+
+// find is the entry snap of the interrupt whose option is choice point
+// idx, or nil.
+func (e *entrySnaps) find(idx int) *entrySnap {
+	for _, x := range e.list[:e.n] {
+		if x.idx == idx {
+			return x
+		}
+	}
+	return nil
+}
+
+// entryAt is called as the interrupt whose option is choice point idx
+// begins on task context parent: it takes the entry snap if there is
+// none, and marks the interrupt as not returned.
+func (r *runner) entryAt(parent *ctx, id int, k EventKind, at Pos, idx int) {
+	if parent.level != 0 || len(r.ctxs) != 1 || !r.irqStartOn() {
+		return
+	}
+	e := r.ent
+	if x := e.find(idx); x != nil {
+		x.end = math.MaxInt
+		return
+	}
+	if !r.evSavable() || r.lzN > 0 {
+		return
+	}
+	if e.n == len(e.list) {
+		e.list = append(e.list, &entrySnap{})
+	}
+	x := e.list[e.n]
+	e.n++
+	x.idx, x.end, x.id, x.kind, x.at = idx, math.MaxInt, id, k, at
+	r.saveFull(&x.fullSnap)
+}
+
+// entryReturned is called as a task's interrupt whose option is choice
+// point idx returns.
+func (r *runner) entryReturned(idx int) {
+	if r.ent == nil {
+		return
+	}
+	if x := r.ent.find(idx); x != nil {
+		x.end = r.points
+	}
+}
+
+// irqStartFor is the entry snap the run about to start begins at: the
+// interrupt's option is before the changed choice until, the interrupt
+// had not returned there in the previous run, and the snap the run would
+// resume from is before it (the catch-up's start).
+func (r *runner) irqStartFor(until int) *entrySnap {
+	if r.ent == nil || noIRQStart || r.snaps == nil || r.snaps.from == nil || r.tails == nil {
+		return nil // (without the cache every run goes on after the interrupt)
+	}
+	var best *entrySnap
+	for _, x := range r.ent.list[:r.ent.n] {
+		if x.idx < until && until < x.end && r.snaps.from.points <= x.idx && (best == nil || x.idx > best.idx) {
+			best = x
+		}
+	}
+	return best
+}
+
+// startInIRQ is execute for a run that starts at entry snap e: the
+// interrupt runs from a fresh Go stack; if the run is to go on after it,
+// it catches up.
+func (r *runner) startInIRQ(e *entrySnap) {
+	if irqStarts != nil {
+		irqStarts.Add(1)
+	}
+	r.skipper.skip(e.points)
+	r.loadFull(&e.fullSnap, false)
+	c := r.taskCt[e.cur]
+	r.ctxs = append(r.ctxs[:0], c)
+	r.interrupt(c, e.id, e.kind, e.at, e.idx)
+	r.afterEvent()
+	if r.stopped {
+		return
+	}
+	// The task goes on: rebuild its Go stack (catchUp).
+	if catchUps != nil {
+		catchUps.Add(1)
+	}
+	ent := r.ent
+	f := &ent.spare
+	r.saveFull(f)
+	ent.catch, ent.catchAt = f, e.idx
+	ent.cov, r.cov = r.cov, nil // the replayed part's coverage is counted already
+	from := r.snaps.from
+	chg, chgExec, chgRem := r.chg, r.chgExec, r.chgRem
+	r.reset() // what the run chose since (the region orders among them) goes
+	r.chg, r.chgExec, r.chgRem = chg, chgExec, chgRem
+	r.restoreSnap(from)
+	r.fdfs.rewind(from.points)
+	r.digest = false
+	r.runTasks(from.cur)
+	r.cov = ent.cov
+	if ent.catch != nil {
+		internalf("interrupt start: the catch-up never reached choice point %d", e.idx)
+	}
+	r.quiescent()
+}
+
+// catchUp is choice point idx's option taken on a catch-up's replay: at
+// the interrupt the run started in, the state it had after it returned is
+// put back, and the run goes on from there.
+func (r *runner) catchUp(idx int) bool {
+	e := r.ent
+	if e == nil || e.catch == nil || idx != e.catchAt {
+		return false
+	}
+	f := e.catch
+	e.catch = nil
+	r.loadFull(f, true)
+	r.cov = e.cov
+	return true
+}
+
+// saveFull saves the run's whole state into f.
+func (r *runner) saveFull(f *fullSnap) {
+	p := &f.snap
+	p.points, p.cur = r.points, r.m.Current
+	p.tasks = p.tasks[:0]
+	f.bufs, f.rests, f.stores = f.bufs[:0], f.rests[:0], f.stores[:0]
+	for i, c := range r.taskCt {
+		p.tasks = append(p.tasks, *c)
+		if i == len(f.bufs) {
+			f.bufs, f.rests, f.stores = append(f.bufs, nil), append(f.rests, nil), append(f.stores, nil)
+		}
+		f.bufs[i] = append(f.bufs[i][:0], c.buf...)
+		f.rests[i] = append(f.rests[i][:0], c.rest...)
+		f.stores[i] = append(f.stores[i][:0], c.stored...)
+	}
+	p.pc = append(p.pc[:0], r.pc...)
+	r.saveData(p)
+	r.savePending(p)
+	p.ncov = len(r.snaps.cov)
+	f.cov = append(f.cov[:0], r.snaps.cov...)
+	f.log = append(f.log[:0], r.m.Log...)
+	f.warn = append(f.warn[:0], r.m.Warnings...)
+	f.quiet, f.digest, f.skipped = r.quietStop, r.digest, r.skipped
+	f.dpos, f.dzero = r.fdfs.pos, r.fdfs.zero
+}
+
+// loadFull puts back the state f saved. At a yield the replay reached
+// (live), the task contexts keep their slices, which the Go stack's
+// frames share, and must hold the stores f saved; on a fresh Go stack
+// they take f's.
+func (r *runner) loadFull(f *fullSnap, live bool) {
+	p := &f.snap
+	for i, c := range r.taskCt {
+		buf, spare, rest, restBuf, stored := c.buf, c.spare, c.rest, c.restBuf, c.stored
+		if live {
+			if len(buf) != len(f.bufs[i]) || len(rest) != len(f.rests[i]) || len(stored) != len(f.stores[i]) {
+				internalf("interrupt start: %s has %d, %d, %d stores after the catch-up, %d, %d, %d before", c.name, len(buf), len(rest), len(stored), len(f.bufs[i]), len(f.rests[i]), len(f.stores[i]))
+			}
+
+			*c = p.tasks[i]
+			c.buf, c.spare, c.rest, c.restBuf, c.stored = buf, spare, rest, restBuf, stored
+			continue
+		}
+		*c = p.tasks[i]
+		c.buf = append(buf[:0], f.bufs[i]...)
+		c.rest = append(restBuf[:0], f.rests[i]...)
+		c.stored = append(stored[:0], f.stores[i]...)
+		c.spare, c.restBuf = spare, nil
+	}
+	copy(r.pc, p.pc)
+	if live && irqStartDrop == "data" {
+		p = &r.ent.noData
+		r.saveData(p) // the data as the replay left it
+	}
+	r.loadData(p)
+	r.loadPending(p)
+	m := r.m
+	m.Log = append(m.Log[:0], f.log...)
+	m.Warnings = append(m.Warnings[:0], f.warn...)
+	s := r.snaps
+	s.cov = append(s.cov[:0], f.cov...)
+	if !live {
+		r.applyCov(s.cov)
+	}
+	r.quietStop, r.digest = f.quiet, f.digest
+	r.steps, r.skipped = p.steps, f.skipped
+	if !live {
+		r.skipped = p.steps // the accesses before the interrupt were not executed (changes.go)
+	}
+	r.fdfs.pos, r.fdfs.zero = f.dpos, f.dzero
+}

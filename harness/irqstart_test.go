@@ -1,0 +1,58 @@
+package harness
+
+import (
+	"sync/atomic"
+	"testing"
+
+	"github.com/fgcheck/fgcheck/fgraph"
+)
+
+// TestIRQStartSound: runs that start at an interrupt's entry
+// (irqstart.go) leave the counts, verdicts, known findings, coverage and
+// first violation as they are without them, in every mode of the
+// soundness tests (cache_test.go: std and peer-spin complete, every
+// catalogue mutant at C=1 and to its first kill), with the cache and
+// merged placements; both starts and catch-ups happen.
+func TestIRQStartSound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores std, peer-spin and every mutant twice")
+	}
+	var starts, catches atomic.Int64
+	irqStarts, catchUps = &starts, &catches
+	defer func() { irqStarts, catchUps = nil, nil }()
+	for i, sc := range soundScenarios() {
+		t.Run(sc.Name, func(t *testing.T) {
+			for _, m := range soundModes(i, sc) {
+				m.opt.Cache, m.opt.MergeRemotes = true, true // the runs start only with the cache
+				var off string
+				withSet(&noIRQStart, func() { off = exploredFull(t, m.sc, m.opt) })
+				if on := exploredFull(t, m.sc, m.opt); on != off {
+					t.Errorf("%s: runs that start at an interrupt change the result:\nwithout:\n%s\nwith:\n%s", m.name, off, on)
+				}
+			}
+		})
+	}
+	t.Logf("%d runs started at an interrupt's entry, %d of them caught up", starts.Load(), catches.Load())
+	if starts.Load() < 1000 || catches.Load() == 0 {
+		t.Errorf("%d runs started at an interrupt's entry, %d caught up: too few to tell", starts.Load(), catches.Load())
+	}
+}
+
+// TestIRQStartCaught: a catch-up that leaves the data as its replay made
+// it (not as it was after the interrupt) changes std's result, and the
+// comparison sees it.
+func TestIRQStartCaught(t *testing.T) {
+	sc := Standard(fgraph.Latest)
+	opt := ExploreOptions{Cache: true, MergeRemotes: true}
+	var off string
+	withSet(&noIRQStart, func() { off = exploredFull(t, sc, opt) })
+	irqStartDrop = "data"
+	defer func() { irqStartDrop = "" }()
+	if _, err := Explore(sc, opt); err != nil {
+		t.Logf("caught: %v", err)
+		return
+	}
+	if on := exploredFull(t, sc, opt); on == off {
+		t.Errorf("a catch-up that leaves out the data went unnoticed")
+	}
+}
