@@ -61,7 +61,7 @@ func BenchmarkPeerSpinK3Cache(b *testing.B) {
 }
 
 // BenchmarkStdC3Cache is std at C=3 with the cache, the default table and
-// merged remote placements (issue 13's goal: 10 s; about 11-12 s an op
+// merged remote placements (issue 13's goal: 10 s; about 10-11 s an op
 // on the project's machine with the PGO profile, 5 Dec 2026 seventh
 // session).
 func BenchmarkStdC3Cache(b *testing.B) {
