@@ -32,15 +32,16 @@ import (
 // the frames below that yield computed what they hold from the same data
 // in both runs, and the interrupt touches none of it.
 //
-// On with the event snaps (evOn), not with lazy orders (their pending
-// instances live on the commit loop's Go stack), and only for an
-// interrupt of a task with no nested call in flight. TestIRQStartSound
-// compares explorations with it and without it; TestIRQStartCaught shows
-// that the comparison notices a catch-up that leaves the task contexts as
-// the replay made them.
+// On with the cache (without it there is no lookup after an interrupt and
+// every run would catch up) and the event snaps (evOn), not with lazy
+// orders (their pending instances live on the commit loop's Go stack), and
+// only for an interrupt of a task with no nested call in flight.
+// TestIRQStartSound compares explorations with it and without it;
+// TestIRQStartCaught shows that a catch-up that leaves the data as the
+// replay made it is caught.
 
-// fullSnap is the whole state of a run at a yield of a task, between
-// nothing on the Go stack above the task's op and what a replay rebuilds.
+// fullSnap is the whole state of a run at a task's yield where an
+// interrupt begins or has just returned: all but the Go stack.
 type fullSnap struct {
 	snap
 	// The task contexts' stores, which a snap between ops has none of.
