@@ -53,8 +53,6 @@ type fullSnap struct {
 	quiet       bool // runner.quietStop
 	digest      bool
 	skipped     int64
-	dpos        int
-	dzero       bool
 }
 
 // entrySnap is the state of a run as the interrupt whose option is choice
@@ -187,7 +185,6 @@ func (r *runner) startInIRQ(e *entrySnap) {
 	if irqStarts != nil {
 		irqStarts.Add(1)
 	}
-	r.skipper.skip(e.points)
 	r.loadFull(&e.fullSnap, false)
 	c := r.taskCt[e.cur]
 	r.ctxs = append(r.ctxs[:0], c)
@@ -253,12 +250,10 @@ func (r *runner) saveFull(f *fullSnap) {
 	p.pc = append(p.pc[:0], r.pc...)
 	r.saveData(p)
 	r.savePending(p)
-	p.ncov = len(r.snaps.cov)
 	f.cov = append(f.cov[:0], r.snaps.cov...)
 	f.log = append(f.log[:0], r.m.Log...)
 	f.warn = append(f.warn[:0], r.m.Warnings...)
 	f.quiet, f.digest, f.skipped = r.quietStop, r.digest, r.skipped
-	f.dpos, f.dzero = r.fdfs.pos, r.fdfs.zero
 }
 
 // loadFull puts back the state f saved. At a yield the replay reached
@@ -304,5 +299,10 @@ func (r *runner) loadFull(f *fullSnap, live bool) {
 	if !live {
 		r.skipped = p.steps // the accesses before the interrupt were not executed (changes.go)
 	}
-	r.fdfs.pos, r.fdfs.zero = f.dpos, f.dzero
+	// The DFS goes on to where the run's choice points are (it is before
+	// them: at the snap the explorer set it to, or at the interrupt's
+	// option on a catch-up).
+	if r.fdfs.skip(p.points); r.fdfs.pos != p.points {
+		internalf("interrupt start: the DFS is at choice point %d, the state at %d", r.fdfs.pos, p.points)
+	}
 }

@@ -133,9 +133,9 @@ func TestUnwindExtVerifyEverySubtree(t *testing.T) {
 func TestUnwindExtReplayedAnswers(t *testing.T) {
 	sc := Standard(fgraph.Latest)
 	opt := ExploreOptions{Cache: true, MergeRemotes: true}
-	noUxReplay = true
-	again, err := Explore(sc, opt)
-	noUxReplay = false
+	var again *Summary
+	var err error
+	withSet(&noUxReplay, func() { again, err = Explore(sc, opt) }) // resume_test.go
 	if err != nil {
 		t.Fatal(err)
 	}
