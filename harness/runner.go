@@ -257,7 +257,10 @@ type runner struct {
 	// compiled: the core is compiled code (Scenario.Target): each store
 	// commits where the code makes it, in the compiler's order.
 	compiled bool
-	cov      *Coverage
+	// short: the hooks take the short way after the run stopped
+	// (stopped.go).
+	short bool
+	cov   *Coverage
 	// steps counts this run's shared accesses against budget; halted: the
 	// run was cut short by RunOptions.stop, it has no verdict (abort.go).
 	steps, budget int64
@@ -584,6 +587,7 @@ func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 	r.res = r.pool.get()
 	r.compiled = r.sc.Target != nil || opt.InOrder
 	r.mergeRem = r.mergeOpt && !r.compiled && !r.lazy
+	r.short = !opt.Trace && opt.Observe == nil && !r.compiled
 	r.uxIdx, r.uxVer = r.unwindExtIndex(), 0
 	if opt.Trace {
 		r.tr = &tracer{}
@@ -1023,6 +1027,9 @@ func (r *runner) top() *ctx { return r.ctxs[len(r.ctxs)-1] }
 // Load is a yield point (before the load), then the load: the context's
 // own buffered store to a forwards, else memory.
 func (r *runner) Load(s fgraph.Site, a fgraph.Addr, k fgraph.Kind) fgraph.Word {
+	if r.afterStop() {
+		return r.stoppedLoad(a) // stopped.go
+	}
 	r.step()
 	if r.direct > 0 || len(r.ctxs) == 0 {
 		return r.m.Mem[a]
@@ -1070,6 +1077,9 @@ func (r *runner) Digest(v uint64) {
 // load the word again (ctx.reloadable) it is a yield point and a load;
 // elsewhere the value is kept and nothing happens.
 func (r *runner) Reread(s fgraph.Site, a fgraph.Addr, prev fgraph.Word) fgraph.Word {
+	if r.afterStop() {
+		return prev // the compiler may keep the value; nothing runs between
+	}
 	if r.direct > 0 || len(r.ctxs) == 0 {
 		return r.Load(s, a, fgraph.Plain)
 	}
@@ -1089,6 +1099,10 @@ func (r *runner) Reread(s fgraph.Site, a fgraph.Addr, prev fgraph.Word) fgraph.W
 
 // Store buffers the store in the context's region.
 func (r *runner) Store(s fgraph.Site, a fgraph.Addr, v fgraph.Word, k fgraph.Kind) {
+	if r.afterStop() {
+		r.stoppedStore(a, v) // stopped.go
+		return
+	}
 	r.step()
 	if r.direct > 0 || len(r.ctxs) == 0 {
 		r.m.Poke(a, v)
@@ -1114,6 +1128,9 @@ func (r *runner) Store(s fgraph.Site, a fgraph.Addr, v fgraph.Word, k fgraph.Kin
 
 // AtomicAdd is an indivisible read-modify-write on memory.
 func (r *runner) AtomicAdd(s fgraph.Site, a fgraph.Addr, d int64) fgraph.Word {
+	if r.afterStop() {
+		return r.stoppedAdd(a, d) // stopped.go
+	}
 	r.step()
 	if r.direct > 0 || len(r.ctxs) == 0 {
 		r.m.Mem[a] += fgraph.Word(d)
@@ -1146,6 +1163,10 @@ func (r *runner) AtomicAdd(s fgraph.Site, a fgraph.Addr, d int64) fgraph.Word {
 
 // Fence ends the region: every buffered store commits.
 func (r *runner) Fence(s fgraph.Site, f fgraph.Fence) {
+	if r.afterStop() {
+		r.stoppedFence() // stopped.go
+		return
+	}
 	if r.direct > 0 || len(r.ctxs) == 0 {
 		return
 	}
