@@ -172,9 +172,13 @@ type stateCache struct {
 	keys   []stateKey
 	vals   []cacheEntry
 	n, max int
-	slab   []uint32 // the knownTot of the entries that have one (d, dk, by of the variant's findings)
-	exact  map[string]cacheEntry
-	stats  CacheStats
+	// slab holds the knownTot of the entries that have one (d, dk, by of
+	// the variant's findings), in chunks that never move: it grew by
+	// append before, and its copies were a third of std C=3's page faults.
+	slab  slab
+	mem   arena // the arrays mapped apart from the heap (bigmem.go)
+	exact map[string]cacheEntry
+	stats CacheStats
 	// kslot lists the known findings of the scenario's variant (the only
 	// ones a count can be non-zero for), whose counts the slab keeps.
 	kslot []int
@@ -221,8 +225,8 @@ func newTable(sc *Scenario, max int, exact bool, drop int) *stateCache {
 	if exact {
 		c.exact = map[string]cacheEntry{}
 	} else {
-		c.keys = make([]stateKey, 1<<12)
-		c.vals = make([]cacheEntry, 1<<12)
+		c.keys = allocOf[stateKey](&c.mem, 1<<12)
+		c.vals = allocOf[cacheEntry](&c.mem, 1<<12)
 	}
 	return c
 }
@@ -288,19 +292,16 @@ func (c *stateCache) put(k stateKey, ks string, t *totals, kt *knownTot, p0 int6
 		// (a kbuild count is at most its finding's, and an oracle
 		// detects it in some schedule only if d > 0: one non-zero test)
 		if kt.d[i] != 0 {
-			if t.runs > math.MaxUint32 || len(c.slab)+3*len(c.kslot) > math.MaxInt32 {
+			n := len(c.kslot)
+			at, ok := c.slab.take(&c.mem, 3*n)
+			if t.runs > math.MaxUint32 || !ok {
 				c.stats.Full++ // a count the slab cannot hold: not stored
 				return
 			}
-			e.known = int32(len(c.slab))
-			for _, j := range c.kslot {
-				c.slab = append(c.slab, uint32(kt.d[j]))
-			}
-			for _, j := range c.kslot {
-				c.slab = append(c.slab, uint32(kt.dk[j]))
-			}
-			for _, j := range c.kslot {
-				c.slab = append(c.slab, uint32(kt.by[j]))
+			e.known = at
+			w := c.slab.at(at, 3*n)
+			for x, j := range c.kslot {
+				w[x], w[n+x], w[2*n+x] = uint32(kt.d[j]), uint32(kt.dk[j]), uint32(kt.by[j])
 			}
 			break
 		}
@@ -336,18 +337,31 @@ func (c *stateCache) room() bool {
 
 func (c *stateCache) grow() {
 	keys, vals := c.keys, c.vals
-	c.keys = make([]stateKey, 2*len(keys))
-	c.vals = make([]cacheEntry, 2*len(vals))
+	c.keys = allocOf[stateKey](&c.mem, 2*len(keys))
+	c.vals = allocOf[cacheEntry](&c.mem, 2*len(vals))
 	for i, k := range keys {
 		if k != (stateKey{}) {
 			j := c.slot(k)
 			c.keys[j], c.vals[j] = k, vals[i]
 		}
 	}
+	freeOf(&c.mem, keys)
+	freeOf(&c.mem, vals)
+}
+
+// release gives back the arrays mapped apart from the heap (bigmem.go),
+// of this table and its tails' table; nothing may use them after.
+func (c *stateCache) release() {
+	if c == nil {
+		return
+	}
+	c.keys, c.vals, c.slab = nil, nil, slab{}
+	c.mem.release()
+	c.tails.release()
 }
 
 func (c *stateCache) bytes() int64 {
-	b := int64(len(c.keys))*16 + int64(len(c.vals))*int64(unsafe.Sizeof(cacheEntry{})) + int64(cap(c.slab))*4
+	b := int64(len(c.keys))*16 + int64(len(c.vals))*int64(unsafe.Sizeof(cacheEntry{})) + c.slab.bytes()
 	if c.exact != nil {
 		b += c.stats.Bytes
 	}
@@ -370,7 +384,7 @@ func (c *stateCache) add(t *totals, kt *knownTot, e cacheEntry, p0 int64) {
 		defer c.mu.Unlock()
 	}
 	n := len(c.kslot)
-	s := c.slab[e.known : int(e.known)+3*n]
+	s := c.slab.at(e.known, 3*n)
 	for i, j := range c.kslot {
 		kt.d[j] += int64(s[i])
 		kt.dk[j] += int64(s[n+i])
@@ -775,3 +789,40 @@ func (s Schedule) clone() Schedule {
 // false is a hash collision; and whether the per-finding known totals
 // were).
 var verifyHook func(first, again Schedule, want, got cacheEntry, sameEncoding, sameKnown bool)
+
+// slab is a table's store of knownTot words, in chunks of slabChunk words
+// that never move once taken (a word's index is its chunk's number times
+// slabChunk plus its offset: an int32, as cacheEntry.known).
+type slab struct {
+	chunks [][]uint32
+	used   int // words taken of the last chunk
+	n      int // words taken in all
+}
+
+// slabChunk is the words of a chunk: 2 MiB, a huge page.
+const slabChunk = 1 << 19
+
+// take reserves n consecutive words and returns the first one's index;
+// false when the indices would pass an int32.
+func (s *slab) take(a *arena, n int) (int32, bool) {
+	if len(s.chunks) == 0 || s.used+n > slabChunk {
+		if (len(s.chunks)+1)*slabChunk > math.MaxInt32 {
+			return 0, false
+		}
+		s.chunks = append(s.chunks, allocOf[uint32](a, slabChunk))
+		s.used = 0
+	}
+	at := (len(s.chunks)-1)*slabChunk + s.used
+	s.used += n
+	s.n += n
+	return int32(at), true
+}
+
+// at returns the n words from index i.
+func (s *slab) at(i int32, n int) []uint32 {
+	ch := s.chunks[int(i)/slabChunk]
+	o := int(i) % slabChunk
+	return ch[o : o+n : o+n]
+}
+
+func (s *slab) bytes() int64 { return int64(len(s.chunks)) * slabChunk * 4 }

@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -385,8 +386,8 @@ func TestCacheFullStoresNothing(t *testing.T) {
 	if c.stats.States == 0 || c.stats.Full == 0 {
 		t.Fatalf("stats %+v: want a full table", c.stats)
 	}
-	if want := int(c.stats.States) * 3 * len(c.kslot); len(c.slab) != want {
-		t.Errorf("slab holds %d counts for %d states stored, want %d", len(c.slab), c.stats.States, want)
+	if want := int(c.stats.States) * 3 * len(c.kslot); c.slab.n != want {
+		t.Errorf("slab holds %d counts for %d states stored, want %d", c.slab.n, c.stats.States, want)
 	}
 }
 
@@ -503,4 +504,43 @@ func deadLogRun(t *testing.T, sc *Scenario) (reads, marks int64) {
 	deadLogMarks.Store(0)
 	explored(t, sc, ExploreOptions{RunOptions: RunOptions{KeepGoing: true}, Cache: true, Workers: 1})
 	return deadLogReads.Load(), deadLogMarks.Load()
+}
+
+// The slab's chunks: an entry never straddles two, every index reads back
+// the words written there, and no index passes an int32.
+func TestCacheSlabChunks(t *testing.T) {
+	var a arena
+	defer a.release()
+	var s slab
+	const n = 45 // 3 × 15 findings
+	per := slabChunk / n
+	var idx []int32
+	for i := 0; i < per+3; i++ {
+		at, ok := s.take(&a, n)
+		if !ok {
+			t.Fatalf("take %d refused", i)
+		}
+		w := s.at(at, n)
+		for j := range w {
+			w[j] = uint32(i*n + j)
+		}
+		idx = append(idx, at)
+	}
+	if len(s.chunks) != 2 {
+		t.Fatalf("%d chunks for %d entries of %d words, want 2 (%d fit in one)", len(s.chunks), per+3, n, per)
+	}
+	if want := int32(slabChunk); idx[per] != want {
+		t.Errorf("the first entry that does not fit is at %d, want the second chunk's start %d", idx[per], want)
+	}
+	for i, at := range idx {
+		for j, v := range s.at(at, n) {
+			if v != uint32(i*n+j) {
+				t.Fatalf("entry %d word %d reads %d, want %d", i, j, v, i*n+j)
+			}
+		}
+	}
+	full := slab{chunks: make([][]uint32, math.MaxInt32/slabChunk), used: slabChunk}
+	if at, ok := full.take(&a, n); ok {
+		t.Errorf("take past the int32 indices gave %d", at)
+	}
 }

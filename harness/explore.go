@@ -567,6 +567,7 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 	if wc != nil {
 		st := wc.statsAll()
 		total.Cache = &st
+		wc.release() // its arrays live apart from the heap (bigmem.go)
 	}
 	if e.cp != nil {
 		opt.Checkpoint(e.cp.clone())

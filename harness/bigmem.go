@@ -1,0 +1,64 @@
+package harness
+
+import "unsafe"
+
+// The state cache's tables are the run's only large allocations: on std at
+// C=3 the two tables and their slab reach 181 MiB, and every doubling
+// writes a fresh array. On the project's machine a first touch of a 4 KiB
+// page cost 14 µs (a 128 MiB array took 0.41-0.47 s to touch; with
+// transparent huge pages 8 ms), and 85 % of std C=3's 121 k page faults
+// were the tables' (perf record -e page-faults). So arrays of at least
+// bigMin bytes are mapped apart from the Go heap and advised to use huge
+// pages where the system has them (bigmem_linux.go; the default
+// transparent_hugepage setting of Debian, "madvise", gives them only to
+// memory that asks). They hold no pointers, so the collector need not see
+// them; the cache unmaps them when it grows or is released.
+
+// bigMin is the smallest array that is mapped on its own: a huge page.
+const bigMin = 2 << 20
+
+// arena tracks the arrays a table mapped, to unmap them when released.
+type arena struct {
+	maps map[unsafe.Pointer][]byte
+}
+
+// allocOf returns a zeroed slice of n Ts; T must hold no pointers.
+func allocOf[T any](a *arena, n int) []T {
+	var z T
+	size := n * int(unsafe.Sizeof(z))
+	if size < bigMin || n == 0 {
+		return make([]T, n)
+	}
+	b := mapBig(size)
+	if b == nil {
+		return make([]T, n)
+	}
+	p := unsafe.Pointer(unsafe.SliceData(b))
+	if a.maps == nil {
+		a.maps = map[unsafe.Pointer][]byte{}
+	}
+	a.maps[p] = b
+	return unsafe.Slice((*T)(p), n)
+}
+
+// freeOf gives s back if allocOf mapped it (a heap slice is the
+// collector's); s must not be used after.
+func freeOf[T any](a *arena, s []T) {
+	if len(s) == 0 {
+		return
+	}
+	p := unsafe.Pointer(unsafe.SliceData(s))
+	if b, ok := a.maps[p]; ok {
+		delete(a.maps, p)
+		unmapBig(b)
+	}
+}
+
+// release unmaps every array still mapped; nothing of them may be used
+// after. The order is the map's, which nothing observes.
+func (a *arena) release() {
+	for p, b := range a.maps {
+		delete(a.maps, p)
+		unmapBig(b)
+	}
+}

@@ -1,0 +1,42 @@
+package harness
+
+import (
+	"runtime"
+	"testing"
+	"unsafe"
+)
+
+// Arrays of a huge page or more are mapped apart from the heap on Linux,
+// zeroed, and given back by freeOf and release; smaller ones are the
+// heap's.
+func TestArena(t *testing.T) {
+	var a arena
+	small := allocOf[stateKey](&a, 1<<12)
+	if len(a.maps) != 0 {
+		t.Errorf("a %d-byte array was mapped", len(small)*16)
+	}
+	big := allocOf[cacheEntry](&a, bigMin/int(unsafe.Sizeof(cacheEntry{}))+1) // just over a huge page
+	if runtime.GOOS == "linux" && len(a.maps) != 1 {
+		t.Fatalf("%d arrays mapped after a big one, want 1", len(a.maps))
+	}
+	for i := range big {
+		if big[i] != (cacheEntry{}) {
+			t.Fatalf("entry %d not zero: %+v", i, big[i])
+		}
+		big[i].runs = int64(i)
+	}
+	if big[len(big)-1].runs != int64(len(big)-1) {
+		t.Fatal("the last entry does not keep what was written")
+	}
+	other := allocOf[uint32](&a, slabChunk)
+	freeOf(&a, big)
+	freeOf(&a, small) // the heap's: nothing to give back
+	if runtime.GOOS == "linux" && len(a.maps) != 1 {
+		t.Errorf("%d arrays mapped after one of two was freed, want 1", len(a.maps))
+	}
+	other[len(other)-1] = 1
+	a.release()
+	if len(a.maps) != 0 {
+		t.Errorf("%d arrays mapped after release", len(a.maps))
+	}
+}
