@@ -791,8 +791,10 @@ func (s Schedule) clone() Schedule {
 var verifyHook func(first, again Schedule, want, got cacheEntry, sameEncoding, sameKnown bool)
 
 // slab is a table's store of knownTot words, in chunks of slabChunk words
-// that never move once taken (a word's index is its chunk's number times
-// slabChunk plus its offset: an int32, as cacheEntry.known).
+// that never move once full (a word's index is its chunk's number times
+// slabChunk plus its offset: an int32, as cacheEntry.known). The first
+// chunk starts small and doubles while it is the only one, indices
+// unchanged: a small problem holds a few KiB, not a huge page.
 type slab struct {
 	chunks [][]uint32
 	used   int // words taken of the last chunk
@@ -802,10 +804,23 @@ type slab struct {
 // slabChunk is the words of a chunk: 2 MiB, a huge page.
 const slabChunk = 1 << 19
 
+// slabFirst is the first chunk's first length (16 KiB).
+const slabFirst = 1 << 12
+
 // take reserves n consecutive words and returns the first one's index;
 // false when the indices would pass an int32.
 func (s *slab) take(a *arena, n int) (int32, bool) {
-	if len(s.chunks) == 0 || s.used+n > slabChunk {
+	switch {
+	case len(s.chunks) == 0:
+		s.chunks = append(s.chunks, make([]uint32, max(slabFirst, n)))
+		s.used = 0
+	case s.used+n > len(s.chunks[len(s.chunks)-1]) && len(s.chunks) == 1 && len(s.chunks[0]) < slabChunk:
+		ch := allocOf[uint32](a, min(2*len(s.chunks[0]), slabChunk))
+		copy(ch, s.chunks[0])
+		freeOf(a, s.chunks[0])
+		s.chunks[0] = ch
+	}
+	if s.used+n > len(s.chunks[len(s.chunks)-1]) {
 		if (len(s.chunks)+1)*slabChunk > math.MaxInt32 {
 			return 0, false
 		}
@@ -825,4 +840,10 @@ func (s *slab) at(i int32, n int) []uint32 {
 	return ch[o : o+n : o+n]
 }
 
-func (s *slab) bytes() int64 { return int64(len(s.chunks)) * slabChunk * 4 }
+func (s *slab) bytes() int64 {
+	var b int64
+	for _, ch := range s.chunks {
+		b += int64(len(ch)) * 4
+	}
+	return b
+}

@@ -506,8 +506,9 @@ func deadLogRun(t *testing.T, sc *Scenario) (reads, marks int64) {
 	return deadLogReads.Load(), deadLogMarks.Load()
 }
 
-// The slab's chunks: an entry never straddles two, every index reads back
-// the words written there, and no index passes an int32.
+// The slab's chunks: the first starts small and doubles in place, an entry
+// never straddles two, every index reads back the words written there, and
+// no index passes an int32.
 func TestCacheSlabChunks(t *testing.T) {
 	var a arena
 	defer a.release()
@@ -515,6 +516,10 @@ func TestCacheSlabChunks(t *testing.T) {
 	const n = 45 // 3 × 15 findings
 	per := slabChunk / n
 	var idx []int32
+	if at, _ := s.take(&a, n); s.bytes() > 16<<10 || at != 0 {
+		t.Fatalf("one entry: index %d, %d bytes held; want 0 and the first chunk's 16 KiB", at, s.bytes())
+	}
+	s.used, s.n = 0, 0
 	for i := 0; i < per+3; i++ {
 		at, ok := s.take(&a, n)
 		if !ok {
