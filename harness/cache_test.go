@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/fgcheck/fgcheck/fgraph"
@@ -547,5 +548,40 @@ func TestCacheSlabChunks(t *testing.T) {
 	full := slab{chunks: make([][]uint32, math.MaxInt32/slabChunk), used: slabChunk}
 	if at, ok := full.take(&a, n); ok {
 		t.Errorf("take past the int32 indices gave %d", at)
+	}
+}
+
+// Two workers storing into one table at once, through its doublings to
+// arrays mapped apart from the heap: every state either stored is found
+// with its own totals, and the table counts each once. (With a grow that
+// let go of the lock and rehashed arrays it had read before, it crashed.)
+func TestCacheSharedGrow(t *testing.T) {
+	c := newStateCache(Standard(fgraph.Latest), 1<<20, false, -1, true)
+	defer c.release()
+	const per = 1 << 17 // to 2^19 slots: arrays past bigMin, mapped
+	var wg sync.WaitGroup
+	for w := uint64(1); w <= 2; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var kt knownTot
+			for i := uint64(0); i < per; i++ {
+				tot := totals{runs: int64(w<<32 | i)}
+				k := stateKey{w<<40 | i*0x9e3779b97f4a7c15>>24, i}
+				c.put(k, "", &tot, &kt, 0)
+			}
+		}()
+	}
+	wg.Wait()
+	if c.stats.States != 2*per || c.stats.Full != 0 {
+		t.Fatalf("stats %+v, want %d states stored", c.stats, 2*per)
+	}
+	for w := uint64(1); w <= 2; w++ {
+		for i := uint64(0); i < per; i++ {
+			e, ok := c.get(stateKey{w<<40 | i*0x9e3779b97f4a7c15>>24, i}, "")
+			if !ok || e.runs != int64(w<<32|i) {
+				t.Fatalf("worker %d state %d: found %v, runs %d", w, i, ok, e.runs)
+			}
+		}
 	}
 }
