@@ -28,7 +28,7 @@ func TestArena(t *testing.T) {
 	if big[len(big)-1].runs != int64(len(big)-1) {
 		t.Fatal("the last entry does not keep what was written")
 	}
-	other := allocOf[uint32](&a, slabChunk)
+	other := allocOf[uint32](&a, 1<<slabChunkShift)
 	freeOf(&a, big)
 	freeOf(&a, small) // the heap's: nothing to give back
 	if runtime.GOOS == "linux" && len(a.maps) != 1 {

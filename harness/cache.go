@@ -169,13 +169,19 @@ type stateCache struct {
 	// worker's entry holds for all.
 	mu     sync.Mutex
 	shared bool // more than one worker: mu is taken (one worker: 2 % of std C=3 in Lock and Unlock)
-	keys   []stateKey
-	vals   []cacheEntry
+	// slots is the open-addressing table (linear probing): a key and the
+	// index of its entry in ents, 16 bytes; ents are the entries in the
+	// order they were stored, in chunks that never move, so a doubling
+	// moves the slots only. (Until 5 Dec 2026 the slots held the whole
+	// key and entry, 64 bytes: std C=3's table was 128 MiB at 38 % load,
+	// and a doubling wrote all of it.)
+	slots  []slot
+	ents   chunked[cacheEntry]
 	n, max int
 	// slab holds the knownTot of the entries that have one (d, dk, by of
 	// the variant's findings), in chunks that never move: it grew by
 	// append before, and its copies were a third of std C=3's page faults.
-	slab  slab
+	slab  chunked[uint32]
 	mem   arena // the arrays mapped apart from the heap (bigmem.go)
 	exact map[string]cacheEntry
 	stats CacheStats
@@ -217,6 +223,7 @@ func newStateCache(sc *Scenario, max int, exact bool, drop int, shared bool) *st
 
 func newTable(sc *Scenario, max int, exact bool, drop int) *stateCache {
 	c := &stateCache{max: max, drop: drop}
+	c.ents.shift, c.slab.shift = entChunkShift, slabChunkShift
 	for i, k := range KnownFindings {
 		if slices.Contains(k.Variants, sc.Variant) {
 			c.kslot = append(c.kslot, i)
@@ -225,17 +232,38 @@ func newTable(sc *Scenario, max int, exact bool, drop int) *stateCache {
 	if exact {
 		c.exact = map[string]cacheEntry{}
 	} else {
-		c.keys = allocOf[stateKey](&c.mem, 1<<12)
-		c.vals = allocOf[cacheEntry](&c.mem, 1<<12)
+		c.slots = allocOf[slot](&c.mem, 1<<12)
 	}
 	return c
 }
 
-func (c *stateCache) slot(k stateKey) int {
-	mask := len(c.keys) - 1
-	i := int(k.a) & mask
+// slot is a table slot: the key's first word and its second's low half
+// (a false hit then has probability about n^2 / 2^97 among n states, for
+// 10^6 states 3.2e-18, still far below a context's 64-bit input digest's
+// 2^-64 per pair), and the index of its entry. A zero key marks a free
+// slot.
+type slot struct {
+	a uint64
+	b uint32
+	e uint32
+}
+
+// slotKey is k as a slot holds it (never the free slot's zero).
+func slotKey(k stateKey) (uint64, uint32) {
+	a, b := k.a, uint32(k.b)
+	if a == 0 && b == 0 {
+		a = 1
+	}
+	return a, b
+}
+
+// find returns the slot of k, or the free slot where it would go.
+func (c *stateCache) find(a uint64, b uint32) int {
+	mask := len(c.slots) - 1
+	i := int(a) & mask
 	for {
-		if c.keys[i] == k || c.keys[i] == (stateKey{}) {
+		s := &c.slots[i]
+		if s.a == a && s.b == b || s.a == 0 && s.b == 0 {
 			return i
 		}
 		i = (i + 1) & mask
@@ -267,8 +295,9 @@ func (c *stateCache) get(k stateKey, ks string) (cacheEntry, bool) {
 		// The entry only on a hit: the table is larger than the caches,
 		// and most lookups miss (a second cache miss each, 2 % of
 		// peer-spin K=3).
-		if i := c.slot(k); c.keys[i] == k {
-			e, ok = c.vals[i], true
+		a, b := slotKey(k)
+		if s := c.slots[c.find(a, b)]; s.a == a && s.b == b {
+			e, ok = c.ents.at(int32(s.e), 1)[0], true
 		}
 	}
 	if ok {
@@ -293,7 +322,7 @@ func (c *stateCache) put(k stateKey, ks string, t *totals, kt *knownTot, p0 int6
 		// detects it in some schedule only if d > 0: one non-zero test)
 		if kt.d[i] != 0 {
 			n := len(c.kslot)
-			at, ok := c.slab.take(&c.mem, 3*n)
+			at, ok := c.slab.take(&c.mem, 3*n, slabFirst)
 			if t.runs > math.MaxUint32 || !ok {
 				c.stats.Full++ // a count the slab cannot hold: not stored
 				return
@@ -312,12 +341,21 @@ func (c *stateCache) put(k stateKey, ks string, t *totals, kt *knownTot, p0 int6
 		c.stats.Bytes += int64(len(ks)) + 48
 		return
 	}
-	i := c.slot(k)
-	if c.keys[i] != k {
-		c.n++
-		c.stats.States++
+	a, b := slotKey(k)
+	s := &c.slots[c.find(a, b)]
+	if s.a == a && s.b == b {
+		c.ents.at(int32(s.e), 1)[0] = e // a subtree stored again (its twin, by another worker)
+		return
 	}
-	c.keys[i], c.vals[i] = k, e
+	at, ok := c.ents.take(&c.mem, 1, entFirst)
+	if !ok {
+		c.stats.Full++
+		return
+	}
+	c.ents.at(at, 1)[0] = e
+	*s = slot{a: a, b: b, e: uint32(at)}
+	c.n++
+	c.stats.States++
 }
 
 // room reports whether one more state can be stored, growing the table
@@ -326,8 +364,8 @@ func (c *stateCache) room() bool {
 	if c.exact != nil {
 		return len(c.exact) < c.max
 	}
-	if (c.n+1)*4 > len(c.keys)*3 {
-		if len(c.keys)*2 > c.max*4/3+1 {
+	if (c.n+1)*4 > len(c.slots)*3 {
+		if len(c.slots)*2 > c.max*4/3+1 {
 			return false
 		}
 		c.grow()
@@ -336,17 +374,14 @@ func (c *stateCache) room() bool {
 }
 
 func (c *stateCache) grow() {
-	keys, vals := c.keys, c.vals
-	c.keys = allocOf[stateKey](&c.mem, 2*len(keys))
-	c.vals = allocOf[cacheEntry](&c.mem, 2*len(vals))
-	for i, k := range keys {
-		if k != (stateKey{}) {
-			j := c.slot(k)
-			c.keys[j], c.vals[j] = k, vals[i]
+	old := c.slots
+	c.slots = allocOf[slot](&c.mem, 2*len(old))
+	for _, s := range old {
+		if s.a != 0 || s.b != 0 {
+			c.slots[c.find(s.a, s.b)] = s
 		}
 	}
-	freeOf(&c.mem, keys)
-	freeOf(&c.mem, vals)
+	freeOf(&c.mem, old)
 }
 
 // release gives back the arrays mapped apart from the heap (bigmem.go),
@@ -355,13 +390,13 @@ func (c *stateCache) release() {
 	if c == nil {
 		return
 	}
-	c.keys, c.vals, c.slab = nil, nil, slab{}
+	c.slots, c.ents, c.slab = nil, chunked[cacheEntry]{}, chunked[uint32]{}
 	c.mem.release()
 	c.tails.release()
 }
 
 func (c *stateCache) bytes() int64 {
-	b := int64(len(c.keys))*16 + int64(len(c.vals))*int64(unsafe.Sizeof(cacheEntry{})) + c.slab.bytes()
+	b := int64(len(c.slots))*int64(unsafe.Sizeof(slot{})) + c.ents.bytes() + c.slab.bytes()
 	if c.exact != nil {
 		b += c.stats.Bytes
 	}
@@ -790,60 +825,68 @@ func (s Schedule) clone() Schedule {
 // were).
 var verifyHook func(first, again Schedule, want, got cacheEntry, sameEncoding, sameKnown bool)
 
-// slab is a table's store of knownTot words, in chunks of slabChunk words
-// that never move once full (a word's index is its chunk's number times
-// slabChunk plus its offset: an int32, as cacheEntry.known). The first
-// chunk starts small and doubles while it is the only one, indices
-// unchanged: a small problem holds a few KiB, not a huge page.
-type slab struct {
-	chunks [][]uint32
-	used   int // words taken of the last chunk
-	n      int // words taken in all
+// chunked is a store of Ts in chunks of 1<<shift that never move once
+// full (an index is its chunk's number times the chunk length plus its
+// offset: an int32, as cacheEntry.known and slot.e); a take of n
+// consecutive Ts never straddles two chunks. The first chunk starts at
+// first Ts and doubles in place while it is the only one, indices
+// unchanged: a small problem holds a few KiB, not a huge page. It holds
+// a table's entries and its slab of knownTot words.
+type chunked[T any] struct {
+	chunks [][]T
+	shift  uint
+	used   int // Ts taken of the last chunk
+	n      int // Ts taken in all
 }
 
-// slabChunk is the words of a chunk: 2 MiB, a huge page.
-const slabChunk = 1 << 19
+// The chunks: 3 MiB of entries, 2 MiB of slab words (a huge page); the
+// first ones 16 KiB.
+const (
+	entChunkShift  = 16
+	slabChunkShift = 19
+	entFirst       = 1 << 14 / 48
+	slabFirst      = 1 << 12
+)
 
-// slabFirst is the first chunk's first length (16 KiB).
-const slabFirst = 1 << 12
-
-// take reserves n consecutive words and returns the first one's index;
+// take reserves n consecutive Ts and returns the first one's index;
 // false when the indices would pass an int32.
-func (s *slab) take(a *arena, n int) (int32, bool) {
-	switch {
-	case len(s.chunks) == 0:
-		s.chunks = append(s.chunks, make([]uint32, max(slabFirst, n)))
+func (s *chunked[T]) take(a *arena, n, first int) (int32, bool) {
+	size := 1 << s.shift
+	switch last := len(s.chunks) - 1; {
+	case last < 0:
+		s.chunks = append(s.chunks, allocOf[T](a, max(first, n)))
 		s.used = 0
-	case s.used+n > len(s.chunks[len(s.chunks)-1]) && len(s.chunks) == 1 && len(s.chunks[0]) < slabChunk:
-		ch := allocOf[uint32](a, min(2*len(s.chunks[0]), slabChunk))
+	case s.used+n > len(s.chunks[last]) && last == 0 && len(s.chunks[0]) < size:
+		ch := allocOf[T](a, min(2*len(s.chunks[0]), size))
 		copy(ch, s.chunks[0])
 		freeOf(a, s.chunks[0])
 		s.chunks[0] = ch
 	}
 	if s.used+n > len(s.chunks[len(s.chunks)-1]) {
-		if (len(s.chunks)+1)*slabChunk > math.MaxInt32 {
+		if (len(s.chunks)+1)*size > math.MaxInt32 {
 			return 0, false
 		}
-		s.chunks = append(s.chunks, allocOf[uint32](a, slabChunk))
+		s.chunks = append(s.chunks, allocOf[T](a, size))
 		s.used = 0
 	}
-	at := (len(s.chunks)-1)*slabChunk + s.used
+	at := (len(s.chunks)-1)*size + s.used
 	s.used += n
 	s.n += n
 	return int32(at), true
 }
 
-// at returns the n words from index i.
-func (s *slab) at(i int32, n int) []uint32 {
-	ch := s.chunks[int(i)/slabChunk]
-	o := int(i) % slabChunk
+// at returns the n Ts from index i.
+func (s *chunked[T]) at(i int32, n int) []T {
+	ch := s.chunks[int(i)>>s.shift]
+	o := int(i) & (1<<s.shift - 1)
 	return ch[o : o+n : o+n]
 }
 
-func (s *slab) bytes() int64 {
+func (s *chunked[T]) bytes() int64 {
+	var z T
 	var b int64
 	for _, ch := range s.chunks {
-		b += int64(len(ch)) * 4
+		b += int64(len(ch)) * int64(unsafe.Sizeof(z))
 	}
 	return b
 }

@@ -507,22 +507,23 @@ func deadLogRun(t *testing.T, sc *Scenario) (reads, marks int64) {
 	return deadLogReads.Load(), deadLogMarks.Load()
 }
 
-// The slab's chunks: the first starts small and doubles in place, an entry
-// never straddles two, every index reads back the words written there, and
-// no index passes an int32.
+// The slab's chunks (and the entries', the same type): the first starts
+// small and doubles in place, an entry never straddles two, every index
+// reads back the words written there, and no index passes an int32.
 func TestCacheSlabChunks(t *testing.T) {
 	var a arena
 	defer a.release()
-	var s slab
+	s := chunked[uint32]{shift: slabChunkShift}
+	const slabChunk = 1 << slabChunkShift
 	const n = 45 // 3 × 15 findings
 	per := slabChunk / n
 	var idx []int32
-	if at, _ := s.take(&a, n); s.bytes() > 16<<10 || at != 0 {
+	if at, _ := s.take(&a, n, slabFirst); s.bytes() > 16<<10 || at != 0 {
 		t.Fatalf("one entry: index %d, %d bytes held; want 0 and the first chunk's 16 KiB", at, s.bytes())
 	}
 	s.used, s.n = 0, 0
 	for i := 0; i < per+3; i++ {
-		at, ok := s.take(&a, n)
+		at, ok := s.take(&a, n, slabFirst)
 		if !ok {
 			t.Fatalf("take %d refused", i)
 		}
@@ -545,8 +546,8 @@ func TestCacheSlabChunks(t *testing.T) {
 			}
 		}
 	}
-	full := slab{chunks: make([][]uint32, math.MaxInt32/slabChunk), used: slabChunk}
-	if at, ok := full.take(&a, n); ok {
+	full := chunked[uint32]{shift: slabChunkShift, chunks: make([][]uint32, math.MaxInt32/slabChunk), used: slabChunk}
+	if at, ok := full.take(&a, n, slabFirst); ok {
 		t.Errorf("take past the int32 indices gave %d", at)
 	}
 }

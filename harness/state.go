@@ -542,7 +542,8 @@ func strHash(s string) uint64 {
 // (github.com/zeebo/xxh3, the reference algorithm with AVX2 and SSE2
 // kernels; its output is the same on every path and machine of one byte
 // order). Taken as a random function, a false hit among n stored states
-// has probability about n^2 / 2^129 (for 10^6 states, 1.5e-27). Each
+// has probability about n^2 / 2^129 (for 10^6 states, 1.5e-27); the
+// table keeps 96 bits of it (cache.go's slot), n^2 / 2^97 (3.2e-18). Each
 // context's input digest (ctx.hist) is one 64-bit word inside the
 // encoding: two different input histories of one context merge with
 // probability about 2^-64 per pair. ExploreOptions.CacheExact stores the
