@@ -178,8 +178,8 @@ type ExploreOptions struct {
 	Cache bool
 	// CacheEntries bounds the table of subtrees, which all workers share
 	// (0: DefaultCacheEntries), and the tails' table as much;
-	// CacheExact stores whole state encodings instead of two 64-bit
-	// hashes (no collision risk, more memory).
+	// CacheExact stores whole state encodings instead of 96 bits of their
+	// XXH3-128 hash (no collision risk, more memory).
 	CacheEntries int
 	CacheExact   bool
 	// LazyOrders chooses region orders lazily (lazy.go): a run stands for
