@@ -13,23 +13,36 @@ import "unsafe"
 // transparent_hugepage setting of Debian, "madvise", gives them only to
 // memory that asks). They hold no pointers, so the collector need not see
 // them; the cache unmaps them when it grows or is released.
+//
+// A mapping is a whole number of huge pages (hugePage), so an array from
+// bigMin up takes a huge page even when it is smaller: one fault of a
+// zeroed 2 MiB page where 64-512 small pages would each fault (on
+// peer-spin K=3, 10.9 k page faults in all with bigMin at 2 MiB, 5.3 k at
+// 256 KiB: docs/state-cache.md, ninth session). The rest of
+// the mapping is the slice's capacity, which a chunk that doubles in place
+// (chunked.take) uses without moving. Smaller arrays stay on the heap,
+// whose pages are reused from run to run.
 
-// bigMin is the smallest array that is mapped on its own: a huge page.
-const bigMin = 2 << 20
+// bigMin is the smallest array that is mapped on its own.
+const bigMin = 256 << 10
+
+// hugePage is the size mappings are rounded up to: the x86-64 huge page.
+const hugePage = 2 << 20
 
 // arena tracks the arrays a table mapped, to unmap them when released.
 type arena struct {
 	maps map[unsafe.Pointer][]byte
 }
 
-// allocOf returns a zeroed slice of n Ts; T must hold no pointers.
+// allocOf returns a zeroed slice of n Ts; T must hold no pointers. A
+// mapped one has the capacity of its whole mapping, zeroed too.
 func allocOf[T any](a *arena, n int) []T {
 	var z T
 	size := n * int(unsafe.Sizeof(z))
 	if size < bigMin || n == 0 {
 		return make([]T, n)
 	}
-	b := mapBig(size)
+	b := mapBig((size + hugePage - 1) &^ (hugePage - 1))
 	if b == nil {
 		return make([]T, n)
 	}
@@ -38,7 +51,7 @@ func allocOf[T any](a *arena, n int) []T {
 		a.maps = map[unsafe.Pointer][]byte{}
 	}
 	a.maps[p] = b
-	return unsafe.Slice((*T)(p), n)
+	return unsafe.Slice((*T)(p), len(b)/int(unsafe.Sizeof(z)))[:n]
 }
 
 // freeOf gives s back if allocOf mapped it (a heap slice is the

@@ -6,26 +6,36 @@ import (
 	"unsafe"
 )
 
-// Arrays of a huge page or more are mapped apart from the heap on Linux,
-// zeroed, and given back by freeOf and release; smaller ones are the
-// heap's.
+// Arrays of bigMin bytes or more are mapped apart from the heap on Linux,
+// a whole number of huge pages each, zeroed to their capacity, and given
+// back by freeOf and release; smaller ones are the heap's.
 func TestArena(t *testing.T) {
 	var a arena
 	small := allocOf[stateKey](&a, 1<<12)
 	if len(a.maps) != 0 {
 		t.Errorf("a %d-byte array was mapped", len(small)*16)
 	}
-	big := allocOf[cacheEntry](&a, bigMin/int(unsafe.Sizeof(cacheEntry{}))+1) // just over a huge page
-	if runtime.GOOS == "linux" && len(a.maps) != 1 {
-		t.Fatalf("%d arrays mapped after a big one, want 1", len(a.maps))
-	}
-	for i := range big {
-		if big[i] != (cacheEntry{}) {
-			t.Fatalf("entry %d not zero: %+v", i, big[i])
+	big := allocOf[cacheEntry](&a, bigMin/int(unsafe.Sizeof(cacheEntry{}))+1) // just over bigMin
+	if runtime.GOOS == "linux" {
+		if len(a.maps) != 1 {
+			t.Fatalf("%d arrays mapped after a big one, want 1", len(a.maps))
 		}
-		big[i].runs = int64(i)
+		b := a.maps[unsafe.Pointer(unsafe.SliceData(big))]
+		if len(b) != hugePage {
+			t.Errorf("an array of %d bytes took a mapping of %d, want one huge page (%d)", len(big)*48, len(b), hugePage)
+		}
+		if want := hugePage / int(unsafe.Sizeof(cacheEntry{})); cap(big) != want {
+			t.Errorf("capacity %d, want the mapping's %d entries", cap(big), want)
+		}
 	}
-	if big[len(big)-1].runs != int64(len(big)-1) {
+	all := big[:cap(big)]
+	for i := range all {
+		if all[i] != (cacheEntry{}) {
+			t.Fatalf("entry %d not zero: %+v", i, all[i])
+		}
+		all[i].runs = int64(i)
+	}
+	if all[len(all)-1].runs != int64(len(all)-1) {
 		t.Fatal("the last entry does not keep what was written")
 	}
 	other := allocOf[uint32](&a, 1<<slabChunkShift)

@@ -857,7 +857,13 @@ func (s *chunked[T]) take(a *arena, n, first int) (int32, bool) {
 		s.chunks = append(s.chunks, allocOf[T](a, max(first, n)))
 		s.used = 0
 	case s.used+n > len(s.chunks[last]) && last == 0 && len(s.chunks[0]) < size:
-		ch := allocOf[T](a, min(2*len(s.chunks[0]), size))
+		grown := min(2*len(s.chunks[0]), size)
+		if grown <= cap(s.chunks[0]) {
+			// Within its mapping (allocOf): no copy, no new pages.
+			s.chunks[0] = s.chunks[0][:grown]
+			break
+		}
+		ch := allocOf[T](a, grown)
 		copy(ch, s.chunks[0])
 		freeOf(a, s.chunks[0])
 		s.chunks[0] = ch

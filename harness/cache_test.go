@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -522,10 +523,16 @@ func TestCacheSlabChunks(t *testing.T) {
 		t.Fatalf("one entry: index %d, %d bytes held; want 0 and the first chunk's 16 KiB", at, s.bytes())
 	}
 	s.used, s.n = 0, 0
+	var mapped *uint32 // the first chunk once it is mapped (from bigMin)
 	for i := 0; i < per+3; i++ {
 		at, ok := s.take(&a, n, slabFirst)
 		if !ok {
 			t.Fatalf("take %d refused", i)
+		}
+		if first := &s.chunks[0][0]; mapped != nil && first != mapped {
+			t.Fatalf("take %d moved the first chunk (%d words) out of its mapping: it doubles in place there", i, len(s.chunks[0]))
+		} else if runtime.GOOS == "linux" && len(s.chunks[0])*4 >= bigMin {
+			mapped = first
 		}
 		w := s.at(at, n)
 		for j := range w {
