@@ -21,7 +21,8 @@ import "unsafe"
 // 256 KiB: docs/state-cache.md, ninth session). The rest of
 // the mapping is the slice's capacity, which a chunk that doubles in place
 // (chunked.take) uses without moving. Smaller arrays stay on the heap,
-// whose pages are reused from run to run.
+// where a huge page would cost more to fault in than their few small
+// pages.
 
 // bigMin is the smallest array that is mapped on its own.
 const bigMin = 256 << 10

@@ -829,9 +829,11 @@ var verifyHook func(first, again Schedule, want, got cacheEntry, sameEncoding, s
 // full (an index is its chunk's number times the chunk length plus its
 // offset: an int32, as cacheEntry.known and slot.e); a take of n
 // consecutive Ts never straddles two chunks. The first chunk starts at
-// first Ts and doubles in place while it is the only one, indices
-// unchanged: a small problem holds a few KiB, not a huge page. It holds
-// a table's entries and its slab of knownTot words.
+// first Ts and doubles while it is the only one, indices unchanged: a
+// small problem holds a few KiB, not a huge page. From bigMin on it is a
+// mapping of whole huge pages (bigmem.go) and doubles within it without
+// moving, up to the mapping's capacity. It holds a table's entries and
+// its slab of knownTot words.
 type chunked[T any] struct {
 	chunks [][]T
 	shift  uint
