@@ -21,8 +21,8 @@ import "unsafe"
 // 256 KiB: docs/state-cache.md, ninth session). The rest of
 // the mapping is the slice's capacity, which a chunk that doubles in place
 // (chunked.take) uses without moving. Smaller arrays stay on the heap,
-// where a huge page would cost more to fault in than their few small
-// pages.
+// so that a small problem does not hold 2 MiB for each of its first
+// arrays (a table starts at 64 KiB of slots and 16 KiB chunks).
 
 // bigMin is the smallest array that is mapped on its own.
 const bigMin = 256 << 10
