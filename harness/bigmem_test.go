@@ -39,6 +39,12 @@ func TestArena(t *testing.T) {
 		t.Fatal("the last entry does not keep what was written")
 	}
 	other := allocOf[uint32](&a, 1<<slabChunkShift)
+	if b := a.maps[unsafe.Pointer(unsafe.SliceData(other))]; runtime.GOOS == "linux" && len(b) != 1<<slabChunkShift*4 {
+		t.Errorf("a slab chunk took a mapping of %d bytes, want its own 2 MiB", len(b))
+	}
+	if n := 1 << entChunkShift * int(unsafe.Sizeof(cacheEntry{})); n%hugePage != 0 {
+		t.Errorf("a chunk of entries is %d bytes, not a whole number of huge pages: its mapping would hold a part-used one", n)
+	}
 	freeOf(&a, big)
 	freeOf(&a, small) // the heap's: nothing to give back
 	if runtime.GOOS == "linux" && len(a.maps) != 1 {

@@ -841,10 +841,12 @@ type chunked[T any] struct {
 	n      int // Ts taken in all
 }
 
-// The chunks: 3 MiB of entries, 2 MiB of slab words (a huge page); the
-// first ones 16 KiB.
+// The chunks: 6 MiB of entries (three huge pages: with 3 MiB chunks, each
+// chunk's mapping, rounded up to whole huge pages, held a second huge page
+// for its last MiB: std C=0 598 MiB of peak RSS against 537 MiB), 2 MiB
+// of slab words (a huge page); the first ones 16 KiB.
 const (
-	entChunkShift  = 16
+	entChunkShift  = 17
 	slabChunkShift = 19
 	entFirst       = 1 << 14 / 48
 	slabFirst      = 1 << 12
