@@ -68,6 +68,19 @@ func freeOf[T any](a *arena, s []T) {
 	}
 }
 
+// retireOf gives back the pages of s if allocOf mapped it, and keeps the
+// mapping until release: a worker may still be reading it without a lock
+// (stateCache.getShared), and reads zeros there from now on. A heap slice
+// is the collector's.
+func retireOf[T any](a *arena, s []T) {
+	if len(s) == 0 {
+		return
+	}
+	if b, ok := a.maps[unsafe.Pointer(unsafe.SliceData(s))]; ok {
+		dropBig(b)
+	}
+}
+
 // release unmaps every array still mapped; nothing of them may be used
 // after. The order is the map's, which nothing observes.
 func (a *arena) release() {

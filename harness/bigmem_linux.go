@@ -23,3 +23,11 @@ func unmapBig(b []byte) {
 		internalf("cache: unmapping a table: %v", err)
 	}
 }
+
+// dropBig gives b's pages back and keeps the mapping: it reads as zeros
+// from then on (madvise(MADV_DONTNEED) on private anonymous memory).
+func dropBig(b []byte) {
+	if err := unix.Madvise(b, unix.MADV_DONTNEED); err != nil {
+		internalf("cache: giving back a retired table: %v", err)
+	}
+}

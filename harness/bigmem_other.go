@@ -10,3 +10,5 @@ const TablesOffHeap = false
 func mapBig(size int) []byte { return nil }
 
 func unmapBig(b []byte) {}
+
+func dropBig(b []byte) {}

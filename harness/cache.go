@@ -169,6 +169,11 @@ type stateCache struct {
 	// worker's entry holds for all.
 	mu     sync.Mutex
 	shared bool // more than one worker: mu is taken (one worker: 2 % of std C=3 in Lock and Unlock)
+	// pub is the slots array the readers probe when shared (get takes no
+	// lock; see getShared): set at each doubling, after the new array is
+	// filled. Nil when not shared, and in exact mode (a map), where get
+	// takes mu.
+	pub atomic.Pointer[[]slot]
 	// slots is the open-addressing table (linear probing): a key and the
 	// index of its entry in ents, 16 bytes; ents are the entries in the
 	// order they were stored, in chunks that never move, so a doubling
@@ -194,6 +199,73 @@ type stateCache struct {
 	tails *stateCache
 }
 
+// flush makes the worker's pending stores and adds its lookups and hits
+// to the tables' stats.
+func (cs *cacheState) flush() {
+	for i, c := range [2]*stateCache{cs.c, cs.c.tails} {
+		if c == nil {
+			continue
+		}
+		if c.shared {
+			c.mu.Lock()
+		}
+		cs.putPending(i, c)
+		c.stats.add(&cs.counts[i])
+		if c.shared {
+			c.mu.Unlock()
+		}
+		cs.counts[i] = CacheStats{}
+	}
+}
+
+// pendingPut is a store a worker made later (cacheState.put).
+type pendingPut struct {
+	k  stateKey
+	ks string
+	t  totals
+	kt knownTot
+	p0 int64
+}
+
+// maxPend bounds a worker's pending stores per table (about 0.5 KB each):
+// past it, the worker waits for the lock.
+const maxPend = 1 << 13
+
+// put stores a complete subtree's totals in table i (0: subtrees, 1:
+// tails). Workers that share the table do not wait for each other: when
+// the other holds it (a doubling can take 0.1 s on std C=3), the store
+// waits in this worker's list until its next store finds the table free.
+// A store made later costs only lookups that miss meanwhile (the other
+// worker's, or this one's, which explore the subtree again and store it
+// again: the first stays). With the lock taken each time, two workers on
+// std C=3 spent 0.30 s of a 5.6 s run blocked in put after get stopped
+// locking (block profile, ninth session).
+func (cs *cacheState) put(i int, tbl *stateCache, k stateKey, ks string, t *totals, kt *knownTot, p0 int64) {
+	if !tbl.shared || cs.verify != nil {
+		tbl.put(k, ks, t, kt, p0)
+		return
+	}
+	cs.pend[i] = append(cs.pend[i], pendingPut{k, ks, *t, *kt, p0})
+	if !tbl.mu.TryLock() {
+		if len(cs.pend[i]) < maxPend {
+			return
+		}
+		tbl.mu.Lock()
+	}
+	cs.putPending(i, tbl)
+	tbl.mu.Unlock()
+}
+
+// putPending makes the pending stores of table i, with its lock held.
+func (cs *cacheState) putPending(i int, tbl *stateCache) {
+	for j := range cs.pend[i] {
+		p := &cs.pend[i][j]
+		tbl.putLocked(p.k, p.ks, &p.t, &p.kt, p.p0)
+	}
+	clear(cs.pend[i]) // the encodings of exact mode
+	cs.pend[i] = cs.pend[i][:0]
+}
+
 // statsAll is what both tables did, with the memory they hold.
 func (c *stateCache) statsAll() CacheStats {
 	st := c.stats
@@ -211,14 +283,33 @@ func newStateCache(sc *Scenario, max int, exact bool, drop int, shared bool) *st
 		max = DefaultCacheEntries
 	}
 	c := newTable(sc, max, exact, drop)
-	c.shared = shared
 	// The tails get a table of their own, of the same bound: a tail saves
 	// one run's end, a subtree many runs, and in one table the tails
 	// filled it first (std at C=3 with the default 2^20 entries took
 	// 130 s instead of 92 s).
 	c.tails = newTable(sc, max, exact, drop)
-	c.tails.shared = shared
+	if shared {
+		c.share()
+		c.tails.share()
+	}
 	return c
+}
+
+// share readies a table for workers that read it without its lock
+// (getShared, add): the chunks of entries and counts are listed in
+// directories that never move, whose first chunks start whole (a chunk
+// that doubled would be replaced under a reader), and the slots are
+// published.
+func (c *stateCache) share() {
+	c.shared = true
+	// At most max entries, each with at most 3 words of counts per finding.
+	c.ents.share(c.max/(1<<entChunkShift) + 2)
+	c.slab.share(c.max*3*max(len(c.kslot), 1)/(1<<slabChunkShift) + 2)
+	if c.exact == nil {
+		p := new([]slot)
+		*p = c.slots
+		c.pub.Store(p)
+	}
 }
 
 func newTable(sc *Scenario, max int, exact bool, drop int) *stateCache {
@@ -237,16 +328,21 @@ func newTable(sc *Scenario, max int, exact bool, drop int) *stateCache {
 	return c
 }
 
-// slot is a table slot: the key's first word and its second's low half
-// (a false hit then has probability about n^2 / 2^97 among n states, for
-// 10^6 states 3.2e-18, still far below a context's 64-bit input digest's
-// 2^-64 per pair), and the index of its entry. A zero key marks a free
-// slot.
+// slot is a table slot: the key's first word a and, in be, its second's
+// low half (a false hit then has probability about n^2 / 2^97 among n
+// states, for 10^6 states 3.2e-18, still far below a context's 64-bit
+// input digest's 2^-64 per pair) below the index of its entry plus one.
+// Two words, each read and written whole, so that a worker reads a slot
+// another is filling without a lock (getShared): a is written first, and
+// be, never 0 in a filled slot, last. A slot with both words zero is free.
 type slot struct {
-	a uint64
-	b uint32
-	e uint32
+	a, be uint64
 }
+
+func mkSlot(a uint64, b uint32, e int32) slot { return slot{a, uint64(b) | uint64(e+1)<<32} }
+
+// entry is the index of the slot's entry in ents.
+func (s slot) entry() int32 { return int32(s.be>>32) - 1 }
 
 // slotKey is k as a slot holds it (never the free slot's zero).
 func slotKey(k stateKey) (uint64, uint32) {
@@ -263,7 +359,7 @@ func (c *stateCache) find(a uint64, b uint32) int {
 	i := int(a) & mask
 	for {
 		s := &c.slots[i]
-		if s.a == a && s.b == b || s.a == 0 && s.b == 0 {
+		if s.a == a && uint32(s.be) == b || s.a == 0 && s.be == 0 {
 			return i
 		}
 		i = (i + 1) & mask
@@ -282,28 +378,54 @@ func (cs *cacheState) key() (stateKey, string) {
 }
 
 func (c *stateCache) get(k stateKey, ks string) (cacheEntry, bool) {
-	if c.shared {
-		c.mu.Lock()
-		defer c.mu.Unlock()
+	switch {
+	case c.exact != nil:
+		if c.shared {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+		}
+		e, ok := c.exact[ks]
+		return e, ok
+	case c.shared:
+		return c.getShared(k)
 	}
-	c.stats.Lookups++
-	var e cacheEntry
-	var ok bool
-	if c.exact != nil {
-		e, ok = c.exact[ks]
-	} else {
-		// The entry only on a hit: the table is larger than the caches,
-		// and most lookups miss (a second cache miss each, 2 % of
-		// peer-spin K=3).
-		a, b := slotKey(k)
-		if s := c.slots[c.find(a, b)]; s.a == a && s.b == b {
-			e, ok = c.ents.at(int32(s.e), 1)[0], true
+	// The entry only on a hit: the table is larger than the caches, and
+	// most lookups miss (a second cache miss each, 2 % of peer-spin K=3).
+	a, b := slotKey(k)
+	if s := c.slots[c.find(a, b)]; s.a == a && uint32(s.be) == b {
+		return c.ents.at(s.entry(), 1)[0], true
+	}
+	return cacheEntry{}, false
+}
+
+// getShared is get for workers that share the table, without its lock.
+// With the lock, the workers waited for each other's stores: on std C=3
+// with two workers 0.27 s blocked, and 0.34 s of CPU in Lock and Unlock,
+// for a run of 5.6 s (block and CPU profiles, ninth session). It probes
+// the slots published last (pub), each word read whole: a slot being
+// filled (be still 0) or an array a doubling left behind (its pages given
+// back: zeros, read as free) is a miss, never a wrong hit, and a miss
+// costs time only. The entry a filled slot names was written before the
+// slot (put), in a chunk that never moves (chunked.share).
+func (c *stateCache) getShared(k stateKey) (cacheEntry, bool) {
+	a, b := slotKey(k)
+	slots := *c.pub.Load()
+	mask := len(slots) - 1
+	for i := int(a) & mask; ; i = (i + 1) & mask {
+		s := &slots[i]
+		switch sa := atomic.LoadUint64(&s.a); {
+		case sa == a:
+			be := atomic.LoadUint64(&s.be)
+			if be == 0 {
+				return cacheEntry{}, false // being stored
+			}
+			if uint32(be) == b {
+				return c.ents.atShared(slot{sa, be}.entry(), 1)[0], true
+			}
+		case sa == 0 && atomic.LoadUint64(&s.be) == 0:
+			return cacheEntry{}, false
 		}
 	}
-	if ok {
-		c.stats.Hits++
-	}
-	return e, ok
 }
 
 func (c *stateCache) put(k stateKey, ks string, t *totals, kt *knownTot, p0 int64) {
@@ -311,6 +433,11 @@ func (c *stateCache) put(k stateKey, ks string, t *totals, kt *knownTot, p0 int6
 		c.mu.Lock()
 		defer c.mu.Unlock()
 	}
+	c.putLocked(k, ks, t, kt, p0)
+}
+
+// putLocked is put with the lock held (or no other worker).
+func (c *stateCache) putLocked(k stateKey, ks string, t *totals, kt *knownTot, p0 int64) {
 	// Room first: a subtree not stored must leave nothing in the slab.
 	if !c.room() {
 		c.stats.Full++
@@ -343,8 +470,13 @@ func (c *stateCache) put(k stateKey, ks string, t *totals, kt *knownTot, p0 int6
 	}
 	a, b := slotKey(k)
 	s := &c.slots[c.find(a, b)]
-	if s.a == a && s.b == b {
-		c.ents.at(int32(s.e), 1)[0] = e // a subtree stored again (its twin, by another worker)
+	if s.a == a && uint32(s.be) == b {
+		// A subtree stored again: its twin, by another worker, with the
+		// same totals. Shared, the first stays (another worker may be
+		// reading it).
+		if !c.shared {
+			c.ents.at(s.entry(), 1)[0] = e
+		}
 		return
 	}
 	at, ok := c.ents.take(&c.mem, 1, entFirst)
@@ -353,7 +485,14 @@ func (c *stateCache) put(k stateKey, ks string, t *totals, kt *knownTot, p0 int6
 		return
 	}
 	c.ents.at(at, 1)[0] = e
-	*s = slot{a: a, b: b, e: uint32(at)}
+	if c.shared {
+		// Each word whole, be last (getShared).
+		ns := mkSlot(a, b, at)
+		atomic.StoreUint64(&s.a, ns.a)
+		atomic.StoreUint64(&s.be, ns.be)
+	} else {
+		*s = mkSlot(a, b, at)
+	}
 	c.n++
 	c.stats.States++
 }
@@ -377,11 +516,21 @@ func (c *stateCache) grow() {
 	old := c.slots
 	c.slots = allocOf[slot](&c.mem, 2*len(old))
 	for _, s := range old {
-		if s.a != 0 || s.b != 0 {
-			c.slots[c.find(s.a, s.b)] = s
+		if s.a != 0 || s.be != 0 {
+			c.slots[c.find(s.a, uint32(s.be))] = s
 		}
 	}
-	freeOf(&c.mem, old)
+	if c.pub.Load() == nil {
+		freeOf(&c.mem, old)
+		return
+	}
+	// Shared: readers may still probe the old array. It stays mapped
+	// until release, its pages given back (retireOf: it reads as zeros,
+	// free slots), and a heap array is the collector's.
+	p := new([]slot)
+	*p = c.slots
+	c.pub.Store(p)
+	retireOf(&c.mem, old)
 }
 
 // release gives back the arrays mapped apart from the heap (bigmem.go),
@@ -414,12 +563,15 @@ func (c *stateCache) add(t *totals, kt *knownTot, e cacheEntry, p0 int64) {
 	if e.known < 0 {
 		return
 	}
-	if c.shared {
-		c.mu.Lock() // the slab grows as other workers store
-		defer c.mu.Unlock()
-	}
 	n := len(c.kslot)
-	s := c.slab.at(e.known, 3*n)
+	var s []uint32
+	if c.shared {
+		// Without the lock: the counts were written before the entry that
+		// names them (put), in a chunk that never moves.
+		s = c.slab.atShared(e.known, 3*n)
+	} else {
+		s = c.slab.at(e.known, 3*n)
+	}
 	for i, j := range c.kslot {
 		kt.d[j] += int64(s[i])
 		kt.dk[j] += int64(s[n+i])
@@ -441,6 +593,13 @@ type cacheState struct {
 	tot     totals
 	// tails: the tail points the current run recorded (dfs.tail).
 	tails []keyed
+	// counts: the lookups and hits of this worker in the subtrees' table
+	// and in the tails', added to the tables' stats by flush (counted
+	// here, the workers share no counter).
+	counts [2]CacheStats
+	// pend: the stores this worker could not make at once, the other
+	// worker holding the table (put), per table as counts.
+	pend [2][]pendingPut
 	// verify (tests): hits are not taken; every subtree whose state was
 	// stored is explored again and compared with the stored totals, and
 	// verify is called with the first visit's and this visit's schedules
@@ -498,6 +657,14 @@ func (cs *cacheState) find(depth int) (kd keyed, hit bool) {
 	p0 := int64(r.points)
 	tbl := cs.c.table(depth)
 	e, ok := tbl.get(k, ks)
+	st := &cs.counts[0]
+	if tbl != cs.c {
+		st = &cs.counts[1]
+	}
+	st.Lookups++
+	if ok {
+		st.Hits++
+	}
 	if ok && cs.verify == nil {
 		cs.hit, cs.hitE, cs.hitP, cs.hitC, cs.hitAt = true, e, p0, tbl, r.clock()
 		r.stopped, r.hitExec = true, r.executed()
@@ -725,7 +892,11 @@ func (cs *cacheState) store(kd keyed, t totals) {
 		}
 		return
 	}
-	tbl.put(kd.k, kd.ks, &t, &kd.kt, kd.p0)
+	i := 0
+	if tbl != cs.c {
+		i = 1
+	}
+	cs.put(i, tbl, kd.k, kd.ks, &t, &kd.kt, kd.p0)
 }
 
 // table is the table of a point recorded at path depth depth: the tails'
@@ -839,6 +1010,27 @@ type chunked[T any] struct {
 	shift  uint
 	used   int // Ts taken of the last chunk
 	n      int // Ts taken in all
+	// dir, when shared, is chunks' backing array whole, allocated once:
+	// a chunk added later is seen there without reading chunks, which the
+	// adding worker writes (atShared).
+	dir [][]T
+}
+
+// share readies s for workers reading it without a lock: a directory of
+// up to most chunks that never moves, and first chunks that start whole
+// (take refuses a chunk past most).
+func (s *chunked[T]) share(most int) {
+	most = min(most, math.MaxInt32>>s.shift)
+	s.chunks = make([][]T, 0, most)
+	s.dir = s.chunks[:most]
+}
+
+// atShared is at for a reader without the lock: i was published after
+// the Ts it names were written.
+func (s *chunked[T]) atShared(i int32, n int) []T {
+	ch := s.dir[int(i)>>s.shift]
+	o := int(i) & (1<<s.shift - 1)
+	return ch[o : o+n : o+n]
 }
 
 // The chunks: 6 MiB of entries (three huge pages: with 3 MiB chunks, each
@@ -856,8 +1048,14 @@ const (
 // false when the indices would pass an int32.
 func (s *chunked[T]) take(a *arena, n, first int) (int32, bool) {
 	size := 1 << s.shift
+	if s.dir != nil {
+		first = size // shared: a chunk is never replaced (share)
+	}
 	switch last := len(s.chunks) - 1; {
 	case last < 0:
+		if s.dir != nil && len(s.dir) == 0 {
+			return 0, false
+		}
 		s.chunks = append(s.chunks, allocOf[T](a, max(first, n)))
 		s.used = 0
 	case s.used+n > len(s.chunks[last]) && last == 0 && len(s.chunks[0]) < size:
@@ -873,7 +1071,7 @@ func (s *chunked[T]) take(a *arena, n, first int) (int32, bool) {
 		s.chunks[0] = ch
 	}
 	if s.used+n > len(s.chunks[len(s.chunks)-1]) {
-		if (len(s.chunks)+1)*size > math.MaxInt32 {
+		if (len(s.chunks)+1)*size > math.MaxInt32 || s.dir != nil && len(s.chunks) == len(s.dir) {
 			return 0, false
 		}
 		s.chunks = append(s.chunks, allocOf[T](a, size))

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/fgcheck/fgcheck/fgraph"
@@ -567,27 +568,78 @@ func TestCacheSharedGrow(t *testing.T) {
 	c := newStateCache(Standard(fgraph.Latest), 1<<20, false, -1, true)
 	defer c.release()
 	const per = 1 << 17 // to 2^19 slots: arrays past bigMin, mapped
+	key := func(w, i uint64) stateKey { return stateKey{w<<40 | i*0x9e3779b97f4a7c15>>24, i} }
+	runsOf := func(w, i uint64) int64 { return int64((w-1)*per + i + 1) } // under 2^32: a count in the slab is stored with at most that
 	var wg sync.WaitGroup
+	var stored [3]atomic.Uint64 // per writer: how many of its states are stored
 	for w := uint64(1); w <= 2; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var kt knownTot
 			for i := uint64(0); i < per; i++ {
-				tot := totals{runs: int64(w<<32 | i)}
-				k := stateKey{w<<40 | i*0x9e3779b97f4a7c15>>24, i}
-				c.put(k, "", &tot, &kt, 0)
+				tot := totals{runs: runsOf(w, i)}
+				if i%7 == 0 {
+					kt.d[c.kslot[0]] = int64(i) // some entries have counts in the slab
+				} else {
+					kt.d[c.kslot[0]] = 0
+				}
+				c.put(key(w, i), "", &tot, &kt, 0)
+				stored[w].Store(i + 1)
+			}
+		}()
+	}
+	// Readers without the lock (getShared) while the writers store and
+	// the table doubles under them: a hit is the state's own entry, with
+	// its own counts; a state not stored yet, or being stored, is a miss.
+	var bad atomic.Value
+	var readers sync.WaitGroup
+	for rd := uint64(0); rd < 2; rd++ {
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			x := rd*0x9e3779b97f4a7c15 + 1
+			for n := 0; n < 200000 && stored[1].Load()+stored[2].Load() < 2*per; n++ {
+				x ^= x << 13
+				x ^= x >> 7
+				x ^= x << 17
+				w := 1 + x%2
+				i := (x >> 8) % per
+				done := stored[w].Load()
+				before := len(*c.pub.Load())
+				e, ok := c.get(key(w, i), "")
+				grew := len(*c.pub.Load()) != before // a doubling retired the array read: a miss is allowed
+				switch {
+				case ok && e.runs != runsOf(w, i):
+					bad.Store(fmt.Sprintf("state %d of writer %d: hit with runs %#x", i, w, e.runs))
+					return
+				case !ok && i < done && !grew:
+					bad.Store(fmt.Sprintf("state %d of writer %d: stored (%d are) but missed", i, w, done))
+					return
+				case ok && e.known >= 0:
+					var tot totals
+					var kt knownTot
+					c.add(&tot, &kt, e, 0)
+					if kt.d[c.kslot[0]] != int64(i) {
+						bad.Store(fmt.Sprintf("state %d of writer %d: counts %d in the slab", i, w, kt.d[c.kslot[0]]))
+						return
+					}
+				}
 			}
 		}()
 	}
 	wg.Wait()
+	readers.Wait()
+	if b := bad.Load(); b != nil {
+		t.Fatal(b)
+	}
 	if c.stats.States != 2*per || c.stats.Full != 0 {
 		t.Fatalf("stats %+v, want %d states stored", c.stats, 2*per)
 	}
 	for w := uint64(1); w <= 2; w++ {
 		for i := uint64(0); i < per; i++ {
-			e, ok := c.get(stateKey{w<<40 | i*0x9e3779b97f4a7c15>>24, i}, "")
-			if !ok || e.runs != int64(w<<32|i) {
+			e, ok := c.get(key(w, i), "")
+			if !ok || e.runs != runsOf(w, i) {
 				t.Fatalf("worker %d state %d: found %v, runs %d", w, i, ok, e.runs)
 			}
 		}

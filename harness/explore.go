@@ -629,6 +629,7 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 		r.hashing = true
 		d.cache = &cacheState{c: wc, r: r, verify: verifyHook}
 		r.tails = d
+		defer d.cache.flush()
 	}
 	s := &Summary{Complete: true}
 	if opt.Resume != nil {
