@@ -164,9 +164,10 @@ const DefaultCacheEntries = 1 << 23
 // more (a miss costs time, never soundness). With exact set, keys are the
 // encodings themselves.
 type stateCache struct {
-	// mu serializes the workers, which share one table: a subtree below a
-	// point off the all-default prefix is whole in every piece, so one
-	// worker's entry holds for all.
+	// mu serializes the workers' stores, in the one table they share: a
+	// subtree below a point off the all-default prefix is whole in every
+	// piece, so one worker's entry holds for all. Lookups take it only in
+	// exact mode (getShared).
 	mu     sync.Mutex
 	shared bool // more than one worker: mu is taken (one worker: 2 % of std C=3 in Lock and Unlock)
 	// pub is the slots array the readers probe when shared (get takes no
@@ -598,7 +599,7 @@ type cacheState struct {
 	// here, the workers share no counter).
 	counts [2]CacheStats
 	// pend: the stores this worker could not make at once, the other
-	// worker holding the table (put), per table as counts.
+	// worker holding the table (put); one list per table, as in counts.
 	pend [2][]pendingPut
 	// verify (tests): hits are not taken; every subtree whose state was
 	// stored is explored again and compared with the stored totals, and
@@ -998,7 +999,7 @@ var verifyHook func(first, again Schedule, want, got cacheEntry, sameEncoding, s
 
 // chunked is a store of Ts in chunks of 1<<shift that never move once
 // full (an index is its chunk's number times the chunk length plus its
-// offset: an int32, as cacheEntry.known and slot.e); a take of n
+// offset: an int32, as cacheEntry.known and slot.entry); a take of n
 // consecutive Ts never straddles two chunks. The first chunk starts at
 // first Ts and doubles while it is the only one, indices unchanged: a
 // small problem holds a few KiB, not a huge page. From bigMin on it is a
