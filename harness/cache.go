@@ -232,8 +232,7 @@ type pendingPut struct {
 // past it, the worker waits for the lock.
 const maxPend = 1 << 13
 
-// put stores a complete subtree's totals in table i (0: subtrees, 1:
-// tails). Workers that share the table do not wait for each other: when
+// put stores a complete subtree's totals in tbl. Workers that share the table do not wait for each other: when
 // the other holds it (a doubling can take 0.1 s on std C=3), the store
 // waits in this worker's list until its next store finds the table free.
 // A store made later costs only lookups that miss meanwhile (the other
@@ -241,13 +240,14 @@ const maxPend = 1 << 13
 // again: the first stays). With the lock taken each time, two workers on
 // std C=3 spent 0.30 s of a 5.6 s run blocked in put after get stopped
 // locking (block profile, ninth session).
-func (cs *cacheState) put(i int, tbl *stateCache, k stateKey, ks string, t *totals, kt *knownTot, p0 int64) {
+func (cs *cacheState) put(tbl *stateCache, k stateKey, ks string, t *totals, kt *knownTot, p0 int64) {
 	if !tbl.shared || cs.verify != nil || tbl.exact != nil {
 		// (Exact mode keeps whole encodings, kilobytes each: they are
 		// not held in a list.)
 		tbl.put(k, ks, t, kt, p0)
 		return
 	}
+	i := cs.which(tbl)
 	cs.pend[i] = append(cs.pend[i], pendingPut{k, ks, *t, *kt, p0})
 	if !tbl.mu.TryLock() {
 		if len(cs.pend[i]) < maxPend {
@@ -659,10 +659,7 @@ func (cs *cacheState) find(depth int) (kd keyed, hit bool) {
 	p0 := int64(r.points)
 	tbl := cs.c.table(depth)
 	e, ok := tbl.get(k, ks)
-	st := &cs.counts[0]
-	if tbl != cs.c {
-		st = &cs.counts[1]
-	}
+	st := &cs.counts[cs.which(tbl)]
 	st.Lookups++
 	if ok {
 		st.Hits++
@@ -894,11 +891,16 @@ func (cs *cacheState) store(kd keyed, t totals) {
 		}
 		return
 	}
-	i := 0
+	cs.put(tbl, kd.k, kd.ks, &t, &kd.kt, kd.p0)
+}
+
+// which is tbl's index in counts and pend: 0 the subtrees' table, 1 the
+// tails'.
+func (cs *cacheState) which(tbl *stateCache) int {
 	if tbl != cs.c {
-		i = 1
+		return 1
 	}
-	cs.put(i, tbl, kd.k, kd.ks, &t, &kd.kt, kd.p0)
+	return 0
 }
 
 // table is the table of a point recorded at path depth depth: the tails'

@@ -1047,16 +1047,20 @@ func (r *runner) Load(s fgraph.Site, a fgraph.Addr, k fgraph.Kind) fgraph.Word {
 	if k == fgraph.Plain {
 		c.noteLoad(a)
 	}
+	v := r.sees(c, a)
+	if r.digest {
+		c.hist = mix(c.hist, uint64(s)<<32|uint64(uint32(a))^uint64(v))
+	}
+	return v
+}
+
+// sees is what a load of a by c reads: c's own latest buffered store to
+// a, else memory.
+func (r *runner) sees(c *ctx, a fgraph.Addr) fgraph.Word {
 	for i := len(c.buf) - 1; i >= 0; i-- {
 		if c.buf[i].addr == a {
-			if r.digest {
-				c.hist = mix(c.hist, uint64(s)<<32|uint64(uint32(a))^uint64(c.buf[i].val))
-			}
 			return c.buf[i].val
 		}
-	}
-	if r.digest {
-		c.hist = mix(c.hist, uint64(s)<<32|uint64(uint32(a))^uint64(r.m.Mem[a]))
 	}
 	return r.m.Mem[a]
 }
@@ -1141,14 +1145,7 @@ func (r *runner) AtomicAdd(s fgraph.Site, a fgraph.Addr, d int64) fgraph.Word {
 	if r.digest {
 		c.hist = mix(c.hist, uint64(s)<<32|uint64(uint32(a)))
 	}
-	v := r.m.Mem[a]
-	for i := len(c.buf) - 1; i >= 0; i-- {
-		if c.buf[i].addr == a {
-			v = c.buf[i].val
-			break
-		}
-	}
-	v += fgraph.Word(d)
+	v := r.sees(c, a) + fgraph.Word(d)
 	if r.digest {
 		c.hist = mix(c.hist, uint64(v))
 	}

@@ -25,13 +25,7 @@ func (r *runner) stoppedLoad(a fgraph.Addr) fgraph.Word {
 	if r.direct > 0 || len(r.ctxs) == 0 {
 		return r.m.Mem[a]
 	}
-	c := r.top()
-	for i := len(c.buf) - 1; i >= 0; i-- {
-		if c.buf[i].addr == a {
-			return c.buf[i].val
-		}
-	}
-	return r.m.Mem[a]
+	return r.sees(r.top(), a)
 }
 
 // stoppedStore is Store after the stop: straight to memory, unless the
