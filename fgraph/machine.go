@@ -69,8 +69,13 @@ type Machine struct {
 	Mem   []Word
 	hooks Hooks
 	// dig is hooks as a Digester, nil if it is not one (traceClock).
-	dig  Digester
-	core Core
+	dig Digester
+	// attached and attachedDig are the last non-nil hooks set and their
+	// Digester: an oracle detaches and re-attaches the same hooks around
+	// every in-place walk, and the type assertion was most of that.
+	attached    Hooks
+	attachedDig Digester
+	core        Core
 	// ext: the core is not the port (its stores go through Poke too).
 	ext bool
 	// entryRetp is the slot of the call being entered, per context level.
@@ -169,8 +174,16 @@ func (m *Machine) Config() Config { return m.cfg }
 
 // SetHooks attaches (or with nil detaches) the harness.
 func (m *Machine) SetHooks(h Hooks) {
-	m.hooks = h
-	m.dig, _ = h.(Digester)
+	switch {
+	case h == nil:
+		m.hooks, m.dig = nil, nil
+	case h == m.attached:
+		m.hooks, m.dig = h, m.attachedDig
+	default:
+		m.hooks = h
+		m.dig, _ = h.(Digester)
+		m.attached, m.attachedDig = h, m.dig
+	}
 }
 
 // Hooks returns the attached hooks.

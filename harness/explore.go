@@ -690,10 +690,6 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 		if uncounted {
 			ro.Coverage = nil
 		}
-		var before Coverage
-		if opt.Stop != nil {
-			before = s.Coverage
-		}
 		if d.cache != nil {
 			d.cache.hit = false
 		}
@@ -718,7 +714,7 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 			// Cut short by Stop: not counted (nor its coverage); the
 			// path, with the choice points this run reached, still
 			// names it.
-			s.Coverage = before
+			r.takeBackCov(&s.Coverage)
 			s.Complete = false
 			save(false)
 			return s, nil

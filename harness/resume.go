@@ -191,33 +191,69 @@ const (
 
 // covHitAt counts an interrupt delivered at s (coverage), logged.
 func (r *runner) covHitAt(s fgraph.Site, level int) {
+	e := covHit | uint32(s)<<8 | uint32(level)
 	if r.snaps != nil {
-		r.snaps.cov = append(r.snaps.cov, covHit|uint32(s)<<8|uint32(level))
+		r.snaps.cov = append(r.snaps.cov, e)
 	}
 	if r.cov != nil {
 		r.cov.hit(s, level)
+		r.noteCov(e)
 	}
 }
 
 // covLineAt counts an interrupt delivered right after the compiled
 // target's line (coverage), logged.
 func (r *runner) covLineAt(line int) {
+	e := covLine | uint32(line)
 	if r.snaps != nil {
-		r.snaps.cov = append(r.snaps.cov, covLine|uint32(line))
+		r.snaps.cov = append(r.snaps.cov, e)
 	}
 	if r.cov != nil {
 		r.cov.hitLine(line)
+		r.noteCov(e)
 	}
 }
 
 // covCommitAt counts a commit at s (coverage), logged.
 func (r *runner) covCommitAt(s fgraph.Site) {
+	e := covCommit | uint32(s)<<8
 	if r.snaps != nil {
-		r.snaps.cov = append(r.snaps.cov, covCommit|uint32(s)<<8)
+		r.snaps.cov = append(r.snaps.cov, e)
 	}
 	if r.cov != nil {
 		r.cov.commit(s)
+		r.noteCov(e)
 	}
+}
+
+// noteCov lists a count this run added to its coverage, when the run may
+// be cut short (RunOptions.stop): a halted run is not counted, and
+// takeBackCov takes its counts back. A copy of the whole table before
+// every run did the same at 1.3 % of std C=2's instructions.
+func (r *runner) noteCov(e uint32) {
+	if r.opt.stop != nil {
+		r.covAdded = append(r.covAdded, e)
+	}
+}
+
+// takeBackCov takes the counts of the run, which Stop cut short, back out
+// of cov.
+func (r *runner) takeBackCov(cov *Coverage) {
+	for _, e := range r.covAdded {
+		site := fgraph.Site(e >> 8 & 0x3fffff)
+		switch e & covKind {
+		case covHit:
+			cov.Hits[site][min(int(e&0xff), MaxLevel)]--
+		case covLine:
+			line := int(e &^ covKind)
+			if cov.Lines[line]--; cov.Lines[line] == 0 {
+				delete(cov.Lines, line)
+			}
+		default:
+			cov.Commits[site]--
+		}
+	}
+	r.covAdded = r.covAdded[:0]
 }
 
 // takeSnap saves the state at a task-level quiescent point of task cur,
@@ -355,6 +391,9 @@ func (r *runner) applyCov(es []uint32) {
 		default:
 			r.cov.commit(site)
 		}
+	}
+	if r.opt.stop != nil {
+		r.covAdded = append(r.covAdded, es...)
 	}
 }
 

@@ -261,6 +261,9 @@ type runner struct {
 	// (stopped.go).
 	short bool
 	cov   *Coverage
+	// covAdded lists the counts the run added to cov, when Stop may cut it
+	// short (noteCov).
+	covAdded []uint32
 	// steps counts this run's shared accesses against budget; halted: the
 	// run was cut short by RunOptions.stop, it has no verdict (abort.go).
 	steps, budget int64
@@ -583,6 +586,7 @@ func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 	r.fastRep = r.fastReplays(ch, opt)
 	r.shield = shielded{wrapped(opt.wrap, r, ch)}
 	r.ch, r.opt, r.cov = &r.shield, opt, opt.Coverage
+	r.covAdded = r.covAdded[:0]
 	r.rep, _ = ch.(*replay)
 	r.res = r.pool.get()
 	r.compiled = r.sc.Target != nil || opt.InOrder
