@@ -9,7 +9,7 @@ STATICCHECK_VERSION ?= v0.8.2
 # Packages that may hold fuzz targets.
 FUZZ_PKGS ?= ./fuzz/ ./harness/
 
-.PHONY: all run test vet fmtcheck bench fuzz props lint mutants check clean e2e kernel pgo
+.PHONY: all run test vet fmtcheck bench fuzz props lint mutants check clean e2e kernel pgo icount
 
 # The kernel target (docs/kernel-target.md): the files of a kernel tree that
 # the build of its fgraph.c reads, extracted from Debian's linux-source-6.12
@@ -49,6 +49,27 @@ fmtcheck:
 # of the fgcheck that users run.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -pgo=$(CURDIR)/cmd/fgcheck/default.pgo ./...
+
+# Instructions each benchmark problem's exploration executes (one worker),
+# counted by valgrind's cachegrind: a figure that does not move with the
+# host, where seconds on a shared VM move by a third within minutes. The
+# collector is off and the runtime on one thread, so that the count is the
+# explorer's own, the same to 0.01 % from run to run (docs/state-cache.md,
+# "Counting instructions"). Needs valgrind (apt-get install valgrind);
+# ICOUNT_BIN compares another build, ICOUNT_PROBLEMS other problems.
+ICOUNT_BIN ?= $(CURDIR)/.cache/fgcheck-icount
+ICOUNT_PROBLEMS ?= --scenario=peer-spin,-C=2,--scenario=peer-spin -K=3
+icount:
+	@command -v valgrind >/dev/null || { echo "icount: valgrind is not installed (apt-get install valgrind)"; exit 2; }
+	@if [ "$(ICOUNT_BIN)" = "$(CURDIR)/.cache/fgcheck-icount" ]; then mkdir -p .cache && $(GO) build -o $(ICOUNT_BIN) ./cmd/fgcheck; fi
+	@probs='$(ICOUNT_PROBLEMS)'; IFS=,; for p in $$probs; do \
+		IFS=' '; out=$$(GOGC=off GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1 valgrind --tool=cachegrind --cache-sim=no \
+			--cachegrind-out-file=/dev/null $(ICOUNT_BIN) explore $$p --progress off --workers 1 2>&1); \
+		ir=$$(echo "$$out" | sed -n 's/.*I *refs: *//p'); \
+		runs=$$(echo "$$out" | sed -n 's/.*, \([0-9]*\) schedules run for.*/\1/p'); \
+		if [ -z "$$ir" ] || [ -z "$$runs" ]; then echo "icount: explore $$p did not complete under valgrind:"; echo "$$out" | tail -20; exit 1; fi; \
+		printf '%-28s %16s instructions  %8s runs\n' "explore $$p" "$$ir" "$$runs"; \
+	done
 
 # The CPU profile the fgcheck binary is built with (profile-guided
 # optimization: go build and go run use cmd/fgcheck/default.pgo by

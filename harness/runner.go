@@ -95,7 +95,7 @@ type ctx struct {
 	// For Reread (loads by kind): the context's plain loads (with how many
 	// of its stores preceded each) and the addresses of its own stores,
 	// since its last region boundary.
-	loads  [16]loadRec
+	loads  [16]loadRec // a power of two (noteLoad)
 	nload  int
 	stored []fgraph.Addr
 	// The storage entry, pop and resv point to while set: a context has
@@ -112,7 +112,7 @@ type loadRec struct {
 
 // noteLoad remembers a plain load of a since the last region boundary.
 func (c *ctx) noteLoad(a fgraph.Addr) {
-	c.loads[c.nload%len(c.loads)] = loadRec{addr: a, nst: len(c.stored)}
+	c.loads[c.nload&(len(c.loads)-1)] = loadRec{addr: a, nst: len(c.stored)} // a power of two: a mask, not a signed division
 	c.nload++
 }
 
@@ -134,7 +134,7 @@ func (c *ctx) boundary() {
 func (c *ctx) reloadable(a fgraph.Addr, alias bool) bool {
 	n := min(c.nload, len(c.loads))
 	for i := 1; i <= n; i++ {
-		l := c.loads[(c.nload-i)%len(c.loads)]
+		l := c.loads[(c.nload-i)&(len(c.loads)-1)]
 		if l.addr != a {
 			continue
 		}
