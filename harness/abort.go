@@ -69,25 +69,37 @@ func StepBudget(sc *Scenario) int64 {
 type haltRun struct{}
 
 // step counts one shared access against the budget, and every 1,024 looks
-// whether the run is to stop.
+// whether the run is to stop: one comparison an access, with the count at
+// which either is due next (nextLook; setSteps).
 func (r *runner) step() {
 	r.steps++
-	if r.direct > 0 {
-		// A remote CPU's or an oracle's call: a compiled target makes it
-		// on another thread or under C frames that must return normally;
-		// the next access of the run proper stops the run if it must.
-		return
+	// With direct set, a remote CPU's or an oracle's call: a compiled
+	// target makes it on another thread or under C frames that must return
+	// normally; the next access of the run proper stops the run if it
+	// must.
+	if r.steps >= r.nextLook && r.direct == 0 {
+		r.look()
 	}
-	if r.steps&1023 == 0 && r.opt.stop != nil && r.opt.stop.Load() {
+}
+
+// look stops the run if Stop is set or the budget is spent, and sets when
+// to look next: the next multiple of 1,024, or past the budget.
+func (r *runner) look() {
+	if r.opt.stop != nil && r.opt.stop.Load() {
 		r.halted = true
 		panic(haltRun{})
 	}
 	if r.steps > r.budget {
 		r.skipped -= r.steps // the accesses executed stay as they were (changes.go)
-		r.steps = 0          // the report below may read memory through the hooks
+		r.setSteps(0)        // the report below may read memory through the hooks
 		r.fatal(fmt.Sprintf("step budget exhausted: %d shared accesses without the run ending (the code under test loops or recurses without end)", r.budget))
 	}
+	r.nextLook = min((r.steps|1023)+1, r.budget+1)
 }
+
+// setSteps sets the count of the run's accesses (a run that begins, or
+// resumes at a snap): step looks again at the next access.
+func (r *runner) setSteps(n int64) { r.steps, r.nextLook = n, 0 }
 
 // guard runs body, the part of a run that executes the code under test,
 // and turns the ways it can end early into its verdict.

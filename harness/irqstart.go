@@ -295,7 +295,8 @@ func (r *runner) loadFull(f *fullSnap, live bool) {
 		r.applyCov(s.cov)
 	}
 	r.quietStop, r.digest = f.quiet, f.digest
-	r.steps, r.skipped = p.steps, f.skipped
+	r.skipped = f.skipped
+	r.setSteps(p.steps)
 	if !live {
 		r.skipped = p.steps // the accesses before the interrupt were not executed (changes.go)
 	}

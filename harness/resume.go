@@ -439,7 +439,8 @@ func (r *runner) loadData(p *snap) {
 	r.inReserveWindow, r.staleRetp, r.clobbered, r.directRace = p.inReserveWindow, p.staleRetp, p.clobbered, p.directRace
 	r.clobberedFixes, r.clobberSpread = append(r.clobberedFixes[:0], p.clobberedFixes...), p.clobberSpread
 	r.skipped += p.steps - r.steps // accesses the run did not execute (changes.go)
-	r.steps, r.nchoose = p.steps, p.nchoose
+	r.nchoose = p.nchoose
+	r.setSteps(p.steps)
 	if r.reuse != nil {
 		u := r.reuse
 		if p.nchecks < 0 || p.nchecks > len(u.recs) {

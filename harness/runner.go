@@ -267,6 +267,7 @@ type runner struct {
 	// steps counts this run's shared accesses against budget; halted: the
 	// run was cut short by RunOptions.stop, it has no verdict (abort.go).
 	steps, budget int64
+	nextLook      int64 // step: the count at which to look again (look)
 	// Runs by change (changes.go): the accesses steps counts that the
 	// run did not execute (a snap it restored stands for them), the
 	// choice point the DFS changed (-1: none), the kind of change there
@@ -574,7 +575,8 @@ func (r *runner) reset() {
 		r.deadLog = r.deadLog[:0]
 	}
 	r.ver, r.checked = 1, 0
-	r.steps, r.halted = 0, false
+	r.halted = false
+	r.setSteps(0)
 	r.skipped, r.chg, r.chgExec, r.hitExec = 0, -1, 0, -1
 	r.tailN = 0
 	r.rmult, r.quietStop = 1, false

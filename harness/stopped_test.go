@@ -22,7 +22,8 @@ func TestHooksAfterStop(t *testing.T) {
 		c := r.newCtx()
 		c.buf = append(c.buf[:0], buf...)
 		r.ctxs = []*ctx{c}
-		r.stopped, r.short, r.steps, r.budget = true, short, 0, 1000
+		r.stopped, r.short, r.budget = true, short, 1000
+		r.setSteps(0)
 		return c
 	}
 	s := fgraph.SiteOpStart
@@ -65,7 +66,7 @@ func TestHooksAfterStop(t *testing.T) {
 
 	// The budget still ends code that loops after the stop.
 	fresh(true)
-	r.budget = 10
+	r.budget, r.nextLook = 10, 0 // look at the next access with the new budget
 	r.res = r.pool.get()
 	loads := 0
 	func() {
