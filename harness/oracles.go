@@ -259,29 +259,19 @@ func (r *runner) expected(t int) []expectFrame {
 // or the task itself), fgraph.NoTask for another CPU's.
 func (r *runner) checkRetAddrs(cur, t int, c *ctx, viaShim, values bool) {
 	m := r.m
+	if m.Mem[m.TaskBase(t)+fgraph.TaskRetStack] == 0 {
+		return
+	}
 	nw := len(m.Warnings)
-	cursor := false // r.cursors[r.cursorDepth] taken below
-	// One deferred function, not three: with this many returns, three
-	// defers are not open-coded, and the runtime's defer records were 4 %
-	// of std's profile.
-	defer func() {
-		if cursor {
-			r.cursorDepth--
-		}
-		if !viaShim {
-			if len(m.Warnings) > nw {
-				m.Warnings = m.Warnings[:nw]
-			}
-			m.SetHooks(r)
-		}
-	}()
+	// One deferred call, not three, and not a closure: with this many
+	// returns, three defers are not open-coded (the runtime's defer
+	// records were 4 % of std's profile), and a closure's captures cost 1
+	// % of peer-spin K=3's instructions.
+	defer r.retAddrsDone(r.cursorDepth, nw, viaShim)
 	if !viaShim {
 		// Read memory directly: detach the hooks so the port's loads take
 		// the shim's fast path.
 		m.SetHooks(nil)
-	}
-	if m.Mem[m.TaskBase(t)+fgraph.TaskRetStack] == 0 {
-		return
 	}
 	getAll := viaShim && values && r.sc.AnyReader
 	var exp []expectFrame
@@ -326,7 +316,6 @@ func (r *runner) checkRetAddrs(cur, t int, c *ctx, viaShim, values bool) {
 		pidx = new(int)
 	}
 	r.cursorDepth++
-	cursor = true
 	prev := -1
 	for i := m.SlotCount(t) - 1; i >= 0; i-- {
 		retp, val, orig := m.SlotWords(t, i)
@@ -363,6 +352,21 @@ func (r *runner) checkRetAddrs(cur, t int, c *ctx, viaShim, values bool) {
 			}
 			prev = *pidx
 		}
+	}
+}
+
+// retAddrsDone ends checkRetAddrs however it returns (a check's crash
+// panics through it): the cursor it took given back, and, if it read
+// memory with the hooks detached, their WARNs dropped (the caller reports
+// them) and the hooks attached again.
+func (r *runner) retAddrsDone(depth, nw int, viaShim bool) {
+	r.cursorDepth = depth
+	if !viaShim {
+		m := r.m
+		if len(m.Warnings) > nw {
+			m.Warnings = m.Warnings[:nw]
+		}
+		m.SetHooks(r)
 	}
 }
 
@@ -424,6 +428,16 @@ func (r *runner) checkTransparent(c *ctx, before []fgraph.Word) {
 
 // checkCapacity is oracle 6, on every committed store.
 func (r *runner) checkCapacity(c *ctx, st pending) {
+	over := false
+	for _, x := range r.capOver {
+		if st.addr >= x[0] && st.addr < x[1] {
+			over = true
+			break
+		}
+	}
+	if !over {
+		return // not at or past any task's SHADOW_STACK_MAX_OFFSET
+	}
 	switch st.site {
 	case fgraph.SiteInitTask, fgraph.SiteTaskVars:
 		return

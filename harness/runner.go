@@ -158,11 +158,14 @@ type runner struct {
 	// maxOff and varBase are cfg's SHADOW_STACK_MAX_OFFSET and first task
 	// variable (-1: none), read at every commit (checkCapacity).
 	maxOff, varBase int
-	mcfg            model.Config
-	m               *fgraph.Machine
-	ops             []*fgraph.Ops
-	model           *model.State
-	ch              Chooser
+	// capOver holds, per task, the words of its shadow stack at or past
+	// maxOff: the only ones checkCapacity can report a store to.
+	capOver [][2]fgraph.Addr
+	mcfg    model.Config
+	m       *fgraph.Machine
+	ops     []*fgraph.Ops
+	model   *model.State
+	ch      Chooser
 	// orderBuf and dropBuf are applyOrder's scratch, one per nesting
 	// level.
 	orderBuf, dropBuf [][]int
@@ -503,6 +506,11 @@ func newRunner(sc *Scenario) (*runner, error) {
 		return nil, err
 	}
 	r := &runner{sc: sc, cfg: cfg, m: m, budget: StepBudget(sc), maxOff: cfg.ShadowStackMaxOffset(), varBase: cfg.TaskVarBase(), chgAt: -1}
+	for t := range sc.Tasks {
+		if w0 := m.TaskBase(t) + fgraph.TaskWords; r.maxOff < cfg.StackWords {
+			r.capOver = append(r.capOver, [2]fgraph.Addr{w0 + fgraph.Addr(r.maxOff), w0 + fgraph.Addr(cfg.StackWords)})
+		}
+	}
 	r.mcfg = model.Config{
 		F: cfg.FrameWords, StackWords: cfg.StackWords, TaskVars: cfg.TaskVarBase() >= 0,
 		Bit0: !cfg.NoBit0 || cfg.Mutants.Has(fgraph.MF1Bit0), GenCounter: cfg.GenCounter,
