@@ -76,6 +76,8 @@ type lzInst struct {
 	klive      uint64
 	kn         int
 	keys, kown []lzKey
+	// row is, per option of klive, where its keys start in keys (key).
+	row [64]int32
 	// evAt: an event was taken at the yield after evAt commits.
 	evAt int
 	// clean and cleanList are the committed sets whose in-place check the
@@ -389,7 +391,7 @@ func (r *runner) lzSandbox(c *ctx, lz *lzInst) {
 		lz.kown = r.lzSimulate(c, lz, bits.TrailingZeros64(l), kg, lz.kown)
 		r.lzRestore(c, lz)
 	}
-	lz.keys, lz.kn = lz.kown, len(lz.buf)-lz.anchorK
+	lz.setKeys(lz.kown, len(lz.buf)-lz.anchorK)
 	r.opt.KeepGoing, r.cov = kg, cov
 	if r.snaps != nil {
 		r.snaps.cov = r.snaps.cov[:ncov]
@@ -643,7 +645,18 @@ func (r *runner) lzOptions(c *ctx, base []Option) ([]Option, int) {
 
 // key is option o's key after anchorK+j+1 commits.
 func (lz *lzInst) key(o, j int) lzKey {
-	return lz.keys[bits.OnesCount64(lz.klive&(1<<o-1))*lz.kn+j]
+	return lz.keys[int(lz.row[o&63])+j]
+}
+
+// setKeys takes keys, kn for each option of klive in order, as the keys
+// of the instance.
+func (lz *lzInst) setKeys(keys []lzKey, kn int) {
+	lz.keys, lz.kn = keys, kn
+	n := int32(0)
+	for l := lz.klive; l != 0; l &= l - 1 {
+		lz.row[bits.TrailingZeros64(l)] = n
+		n += int32(kn)
+	}
 }
 
 // lzClass is the set of live options whose key at lz's yield equals

@@ -200,7 +200,7 @@ func (r *runner) takeSandbox(lz *lzInst, live uint64) (sandRec, bool) {
 	u.sandNext++
 	lz.clean = rec.clean
 	end := int(rec.off) + int(rec.n)*bits.OnesCount64(live)
-	lz.keys, lz.kn = u.keys[rec.off:end:end], int(rec.n)
+	lz.setKeys(u.keys[rec.off:end:end], int(rec.n))
 	return rec, true
 }
 

@@ -161,6 +161,7 @@ type runner struct {
 	// capOver holds, per task, the words of its shadow stack at or past
 	// maxOff: the only ones checkCapacity can report a store to.
 	capOver [][2]fgraph.Addr
+	stacks  []taskStack // per task (visible)
 	mcfg    model.Config
 	m       *fgraph.Machine
 	ops     []*fgraph.Ops
@@ -507,7 +508,9 @@ func newRunner(sc *Scenario) (*runner, error) {
 	}
 	r := &runner{sc: sc, cfg: cfg, m: m, budget: StepBudget(sc), maxOff: cfg.ShadowStackMaxOffset(), varBase: cfg.TaskVarBase(), chgAt: -1}
 	for t := range sc.Tasks {
-		if w0 := m.TaskBase(t) + fgraph.TaskWords; r.maxOff < cfg.StackWords {
+		b := m.TaskBase(t)
+		r.stacks = append(r.stacks, taskStack{b + fgraph.TaskWords, b + fgraph.TaskWords + fgraph.Addr(cfg.StackWords), b + fgraph.TaskCurr})
+		if w0 := b + fgraph.TaskWords; r.maxOff < cfg.StackWords {
 			r.capOver = append(r.capOver, [2]fgraph.Addr{w0 + fgraph.Addr(r.maxOff), w0 + fgraph.Addr(cfg.StackWords)})
 		}
 	}
@@ -1560,15 +1563,17 @@ func (r *runner) buildYieldOptions(intr int, remotes bool) []Option {
 // see: anything but a shadow-stack word at or above its task's
 // curr_ret_stack (not live: no unwinder reads it).
 func (r *runner) visible(a fgraph.Addr) bool {
-	for t := range r.sc.Tasks {
-		b := r.m.TaskBase(t)
-		w0 := b + fgraph.TaskWords
-		if a >= w0 && a < w0+fgraph.Addr(r.cfg.StackWords) {
-			return int(a-w0) < int(int64(r.m.Mem[b+fgraph.TaskCurr]))
+	for _, x := range r.stacks {
+		if a >= x.lo && a < x.hi {
+			return int(a-x.lo) < int(int64(r.m.Mem[x.curr]))
 		}
 	}
 	return true
 }
+
+// taskStack is where a task's shadow stack and its curr_ret_stack are
+// (visible, once a commit).
+type taskStack struct{ lo, hi, curr fgraph.Addr }
 
 // interrupt runs an IRQ or NMI to completion on the current task; idx is
 // the choice point whose option it is.
