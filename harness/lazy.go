@@ -340,7 +340,7 @@ func (r *runner) lzAnchorAt(c *ctx, lz *lzInst) {
 func (r *runner) lzRestore(c *ctx, lz *lzInst) {
 	a := &lz.an
 	for i, st := range lz.buf {
-		r.m.Poke(st.addr, a.vals[i])
+		r.poke(st.addr, a.vals[i])
 		c.occ[st.site] = a.occ[i]
 	}
 	c.lastSite, c.nyield = a.lastSite, a.nyield
@@ -438,7 +438,7 @@ func (r *runner) lzSimulate(c *ctx, lz *lzInst, o int, keepGoing bool, out []lzK
 		mask |= 1 << ord[j]
 		if sig&lzStopped == 0 {
 			st := lz.buf[ord[j]]
-			r.m.Poke(st.addr, st.val)
+			r.poke(st.addr, st.val)
 			if r.visible(st.addr) {
 				r.ver++
 			}
@@ -711,7 +711,7 @@ func (r *runner) lzNarrow(c *ctx, o int) {
 	ord := lz.ords[rep]
 	for j := lz.anchorK; j < k; j++ {
 		st := lz.buf[ord[j]]
-		r.m.Poke(st.addr, st.val)
+		r.poke(st.addr, st.val)
 		if r.visible(st.addr) {
 			r.ver++
 		}

@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"github.com/fgcheck/fgcheck/fgraph"
 	"github.com/fgcheck/fgcheck/model"
@@ -100,9 +101,111 @@ func (r *runner) checkReaders(c *ctx, s fgraph.Site) {
 			return
 		}
 	}
+	memo := r.readerMemoOn()
+	if memo && r.rmemo.same(r, t) {
+		if readerMemoSkips != nil {
+			readerMemoSkips.Add(1)
+		}
+		return
+	}
+	nv, nw := r.violations, len(m.Warnings)
 	prev := r.rd // an unwind op's walk, when this yield is inside it
 	r.inPlaceReaders(c, s, t)
 	r.rd = prev
+	if memo && r.violations == nv && len(m.Warnings) == nw && !r.stopped {
+		r.rmemo.save(r, t)
+	} else {
+		r.rmemo.ok = false
+	}
+}
+
+// The in-place readers' last clean inputs.
+//
+// An in-place check runs the readers (inPlaceReaders) at every yield after
+// a commit an unwinder can see (runner.ver), yet a third of those checks
+// read the very words the last clean one read: a commit wrote a value
+// already there (a push's rewrite of its reserved frame), or a word the
+// walk does not read (curr_ret_depth, trace_recursion). The readers are a
+// function of task t's ret_stack and curr_ret_stack fields, the words of
+// its shadow stack they can reach (below curr_ret_stack, and a frame above
+// it: a frame's fields are read at its start's offsets) and its real stack
+// of return addresses. So after a clean check the memo keeps which words
+// those are and the real stack, every write of memory (runner.poke) that
+// changes one of the words forgets it, and so do a reset and a restore
+// (loadData); a check of the same task with the same real stack is then
+// clean again, and is not run. Off where the readers read more (the
+// any-instant walker reads the model, a compiled target its own memory)
+// and where a report would not count (an evaluation, a counterfactual
+// probe, a deferred stop). TestReaderMemoSound compares explorations with
+// it and without it; TestReaderMemoCaught shows that a memo blind to
+// curr_ret_stack is caught. (One blind to the real stack, or to the frame
+// above curr_ret_stack, is not: in std, peer-spin and the catalogue those
+// never change while the words below curr_ret_stack stay. They are kept
+// because the readers read them.)
+type readerMemo struct {
+	ok          bool
+	t           int
+	lo, hi      fgraph.Addr   // the words of ret_stack it covers
+	fRet, fCurr fgraph.Addr   // task t's ret_stack and curr_ret_stack
+	slots       []fgraph.Word // retp, val, orig per slot of the real stack
+}
+
+// readerMemoOff turns the memo off; readerMemoDrop names a part of its
+// inputs to leave out, to show that the tests catch it; readerMemoSkips,
+// when set, counts the checks it left out (tests).
+var (
+	readerMemoOff   bool
+	readerMemoDrop  string
+	readerMemoSkips *atomic.Int64
+)
+
+func (r *runner) readerMemoOn() bool {
+	return !readerMemoOff && !r.sc.AnyReader && !r.compiled && r.sc.Target == nil && !r.evalAny && !r.probe && !r.quietStop
+}
+
+// covers reports whether a write of a can change what the memo keeps.
+func (p *readerMemo) covers(a fgraph.Addr) bool {
+	if readerMemoDrop == "curr" {
+		return a >= p.lo && a < p.hi || a == p.fRet
+	}
+	return a >= p.lo && a < p.hi || a == p.fCurr || a == p.fRet
+}
+
+// same reports whether a check of task t reads what the clean one kept
+// read: memory is the same by then (poke), the real stack is compared.
+func (p *readerMemo) same(r *runner, t int) bool {
+	if !p.ok || p.t != t {
+		return false
+	}
+	m := r.m
+	n := m.SlotCount(t)
+	if 3*n != len(p.slots) {
+		return false
+	}
+	for i := 0; i < n; i++ {
+		retp, val, orig := m.SlotWords(t, i)
+		if p.slots[3*i] != retp || p.slots[3*i+1] != val || p.slots[3*i+2] != orig {
+			return false
+		}
+	}
+	return true
+}
+
+// save keeps what a clean check of task t read.
+func (p *readerMemo) save(r *runner, t int) {
+	m := r.m
+	b := m.TaskBase(t)
+	curr := int(int64(m.Mem[b+fgraph.TaskCurr]))
+	n := min(max(curr+r.cfg.FrameWords+1, 0), r.cfg.StackWords)
+	p.ok, p.t = true, t
+	p.lo = m.WordAddr(t, 0)
+	p.hi = p.lo + fgraph.Addr(n)
+	p.fRet, p.fCurr = b+fgraph.TaskRetStack, b+fgraph.TaskCurr
+	p.slots = p.slots[:0]
+	for i := 0; i < m.SlotCount(t); i++ {
+		retp, val, orig := m.SlotWords(t, i)
+		p.slots = append(p.slots, retp, val, orig)
+	}
 }
 
 // inPlaceReaders is checkReaders' walks: the any-instant walker when it is
@@ -219,11 +322,11 @@ func (r *runner) withFixes(fixes []wordFix, f func()) {
 	saved := buf[:0]
 	for _, x := range fixes {
 		saved = append(saved, r.m.Mem[x.addr])
-		r.m.Poke(x.addr, x.val)
+		r.poke(x.addr, x.val)
 	}
 	f()
 	for i := len(fixes) - 1; i >= 0; i-- {
-		r.m.Poke(fixes[i].addr, saved[i])
+		r.poke(fixes[i].addr, saved[i])
 	}
 }
 

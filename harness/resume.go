@@ -399,6 +399,7 @@ func (r *runner) applyCov(es []uint32) {
 
 // loadData puts back what saveData saved (restoreSnap, restoreEvSnap).
 func (r *runner) loadData(p *snap) {
+	r.rmemo.ok = false // memory and the real stacks go back (readers.go)
 	r.m.RestoreState(&p.mach)
 	if snapDrop != "model" {
 		r.model = p.model.CopyTo(r.model)

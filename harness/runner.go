@@ -162,6 +162,7 @@ type runner struct {
 	// maxOff: the only ones checkCapacity can report a store to.
 	capOver [][2]fgraph.Addr
 	stacks  []taskStack // per task (visible)
+	rmemo   readerMemo  // the in-place readers' last clean inputs (readers.go)
 	mcfg    model.Config
 	m       *fgraph.Machine
 	ops     []*fgraph.Ops
@@ -541,6 +542,7 @@ func newRunner(sc *Scenario) (*runner, error) {
 }
 
 func (r *runner) reset() {
+	r.rmemo.ok = false
 	// A run that resumes from a snap gets the machine and the model from
 	// it (loadData): resetting them first was 1 % of std C=3.
 	resumes := r.snaps != nil && r.snaps.from != nil
@@ -1126,7 +1128,7 @@ func (r *runner) Store(s fgraph.Site, a fgraph.Addr, v fgraph.Word, k fgraph.Kin
 	}
 	r.step()
 	if r.direct > 0 || len(r.ctxs) == 0 {
-		r.m.Poke(a, v)
+		r.poke(a, v)
 		r.ver++
 		if r.opt.Observe != nil {
 			r.opt.Observe.Store("remote", -1, s, a, v)
@@ -1154,7 +1156,7 @@ func (r *runner) AtomicAdd(s fgraph.Site, a fgraph.Addr, d int64) fgraph.Word {
 	}
 	r.step()
 	if r.direct > 0 || len(r.ctxs) == 0 {
-		r.m.Mem[a] += fgraph.Word(d)
+		r.poke(a, r.m.Mem[a]+fgraph.Word(d))
 		r.ver++
 		return r.m.Mem[a]
 	}
@@ -1279,7 +1281,7 @@ func (r *runner) commit(c *ctx) {
 	for k := 0; k < len(order); k++ {
 		c.rest = rest[k+1:]
 		st := buf[order[k]]
-		r.m.Poke(st.addr, st.val)
+		r.poke(st.addr, st.val)
 		if r.opt.Observe != nil {
 			r.opt.Observe.Store(c.name, c.level, st.site, st.addr, st.val)
 		}
@@ -1557,6 +1559,17 @@ func (r *runner) buildYieldOptions(intr int, remotes bool) []Option {
 	}
 	r.opts = opts
 	return opts
+}
+
+// poke is every write of memory the harness makes (a commit, a remote
+// CPU's store, a sandbox's, a counterfactual fix, a write after the stop):
+// the reader memo forgets what it kept if the write changes one of its
+// words (readers.go).
+func (r *runner) poke(a fgraph.Addr, v fgraph.Word) {
+	if r.rmemo.ok && r.rmemo.covers(a) && r.m.Mem[a] != v {
+		r.rmemo.ok = false
+	}
+	r.m.Poke(a, v)
 }
 
 // visible reports whether a store to a can change what the in-place oracles

@@ -34,14 +34,14 @@ func (r *runner) stoppedLoad(a fgraph.Addr) fgraph.Word {
 func (r *runner) stoppedStore(a fgraph.Addr, v fgraph.Word) {
 	r.step()
 	if r.direct > 0 || len(r.ctxs) == 0 {
-		r.m.Poke(a, v)
+		r.poke(a, v)
 		return
 	}
 	if c := r.top(); len(c.buf) > 0 {
 		c.buf = append(c.buf, pending{addr: a, val: v})
 		return
 	}
-	r.m.Poke(a, v)
+	r.poke(a, v)
 }
 
 // stoppedFence is Fence after the stop: the context's pending stores go
@@ -52,7 +52,7 @@ func (r *runner) stoppedFence() {
 	}
 	c := r.top()
 	for _, st := range c.buf {
-		r.m.Poke(st.addr, st.val)
+		r.poke(st.addr, st.val)
 	}
 	c.buf = c.buf[:0]
 }
@@ -62,6 +62,6 @@ func (r *runner) stoppedFence() {
 func (r *runner) stoppedAdd(a fgraph.Addr, d int64) fgraph.Word {
 	r.step()
 	r.stoppedFence()
-	r.m.Mem[a] += fgraph.Word(d)
+	r.poke(a, r.m.Mem[a]+fgraph.Word(d))
 	return r.m.Mem[a]
 }
