@@ -68,6 +68,8 @@ type Machine struct {
 	cfg   Config
 	Mem   []Word
 	hooks Hooks
+	// watch records the words the loads made with no hooks read (watch.go).
+	watch *ReadWatch
 	// dig is hooks as a Digester, nil if it is not one (traceClock).
 	dig Digester
 	// attached and attachedDig are the last non-nil hooks set and their

@@ -109,11 +109,18 @@ func (r *runner) checkReaders(c *ctx, s fgraph.Site) {
 		return
 	}
 	nv, nw := r.violations, len(m.Warnings)
+	w := &r.rwatch
+	if memo {
+		b := m.TaskBase(t)
+		*w = fgraph.ReadWatch{Lo: m.WordAddr(t, 0), Also: [2]fgraph.Addr{b + fgraph.TaskRetStack, b + fgraph.TaskCurr}}
+		m.SetReadWatch(w)
+	}
 	prev := r.rd // an unwind op's walk, when this yield is inside it
 	r.inPlaceReaders(c, s, t)
 	r.rd = prev
-	if memo && r.violations == nv && len(m.Warnings) == nw && !r.stopped {
-		r.rmemo.save(r, t)
+	m.SetReadWatch(nil)
+	if memo && r.violations == nv && len(m.Warnings) == nw && !r.stopped && !w.Other {
+		r.rmemo.save(r, t, w.Mask)
 	} else {
 		r.rmemo.ok = false
 	}
@@ -122,18 +129,20 @@ func (r *runner) checkReaders(c *ctx, s fgraph.Site) {
 // The in-place readers' last clean inputs.
 //
 // An in-place check runs the readers (inPlaceReaders) at every yield after
-// a commit an unwinder can see (runner.ver), yet a third of those checks
-// read the very words the last clean one read: a commit wrote a value
-// already there (a push's rewrite of its reserved frame), or a word the
-// walk does not read (curr_ret_depth, trace_recursion). The readers are a
-// function of task t's ret_stack and curr_ret_stack fields, the words of
-// its shadow stack they can reach (below curr_ret_stack, and a frame above
-// it: a frame's fields are read at its start's offsets) and its real stack
-// of return addresses. So after a clean check the memo keeps which words
-// those are and the real stack, every write of memory (runner.poke) that
-// changes one of the words forgets it, and so do a reset and a restore
-// (loadData); a check of the same task with the same real stack is then
-// clean again, and is not run. Off where the readers read more (the
+// a commit an unwinder can see (runner.ver), yet half of those checks read
+// the very words the last clean one read: a commit wrote a value already
+// there (a push's rewrite of its reserved frame), or a word the walk does
+// not read (curr_ret_depth, trace_recursion, a frame's func or DATA
+// words). The readers are a function of task t's ret_stack and
+// curr_ret_stack fields, the words of its shadow stack their walk reads
+// (recorded by an fgraph.ReadWatch on the hook-less loads, with the slot
+// word cursorAtBottom reads) and its real stack of return addresses. So
+// after a clean check the memo keeps which words those are and the real
+// stack, every write of memory (runner.poke) that changes one of the words
+// forgets it, and so do a reset and a restore (loadData); a check of the
+// same task with the same real stack is then clean again, and is not run.
+// (A walk that reads any other word, or more than 64 words of the stack,
+// is not kept.) Off where the readers read more (the
 // any-instant walker reads the model, a compiled target its own memory)
 // and where a report would not count (an evaluation, a counterfactual
 // probe, a deferred stop). TestReaderMemoSound compares explorations with
@@ -145,7 +154,8 @@ func (r *runner) checkReaders(c *ctx, s fgraph.Site) {
 type readerMemo struct {
 	ok          bool
 	t           int
-	lo, hi      fgraph.Addr   // the words of ret_stack it covers
+	lo          fgraph.Addr   // ret_stack[0]
+	mask        uint64        // the words of ret_stack[0, 64) it covers
 	fRet, fCurr fgraph.Addr   // task t's ret_stack and curr_ret_stack
 	slots       []fgraph.Word // retp, val, orig per slot of the real stack
 }
@@ -165,10 +175,10 @@ func (r *runner) readerMemoOn() bool {
 
 // covers reports whether a write of a can change what the memo keeps.
 func (p *readerMemo) covers(a fgraph.Addr) bool {
-	if readerMemoDrop == "curr" {
-		return a >= p.lo && a < p.hi || a == p.fRet
+	if d := a - p.lo; d >= 0 && d < 64 {
+		return p.mask>>d&1 != 0
 	}
-	return a >= p.lo && a < p.hi || a == p.fCurr || a == p.fRet
+	return a == p.fCurr && readerMemoDrop != "curr" || a == p.fRet
 }
 
 // same reports whether a check of task t reads what the clean one kept
@@ -191,15 +201,14 @@ func (p *readerMemo) same(r *runner, t int) bool {
 	return true
 }
 
-// save keeps what a clean check of task t read.
-func (p *readerMemo) save(r *runner, t int) {
+// save keeps what a clean check of task t read: the words of mask (bit i:
+// ret_stack[i]) and the slot word cursorAtBottom reads.
+func (p *readerMemo) save(r *runner, t int, mask uint64) {
 	m := r.m
 	b := m.TaskBase(t)
-	curr := int(int64(m.Mem[b+fgraph.TaskCurr]))
-	n := min(max(curr+r.cfg.FrameWords+1, 0), r.cfg.StackWords)
 	p.ok, p.t = true, t
 	p.lo = m.WordAddr(t, 0)
-	p.hi = p.lo + fgraph.Addr(n)
+	p.mask = mask | 1<<r.cfg.FieldRetp()
 	p.fRet, p.fCurr = b+fgraph.TaskRetStack, b+fgraph.TaskCurr
 	p.slots = p.slots[:0]
 	for i := 0; i < m.SlotCount(t); i++ {
