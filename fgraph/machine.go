@@ -68,15 +68,14 @@ type Machine struct {
 	cfg   Config
 	Mem   []Word
 	hooks Hooks
-	// watch records the words the loads made with no hooks read (watch.go).
-	watch *ReadWatch
 	// dig is hooks as a Digester, nil if it is not one (traceClock).
 	dig Digester
-	// attached and attachedDig are the last non-nil hooks set and their
-	// Digester: an oracle detaches and re-attaches the same hooks around
-	// every in-place walk, and the type assertion was most of that.
-	attached    Hooks
-	attachedDig Digester
+	// attached and attachedDig are the last two non-nil hooks set and
+	// their Digesters: an oracle detaches and re-attaches the same hooks
+	// around every in-place walk (or attaches a recorder of its reads
+	// instead), and the type assertion was most of that.
+	attached    [2]Hooks
+	attachedDig [2]Digester
 	core        Core
 	// ext: the core is not the port (its stores go through Poke too).
 	ext bool
@@ -179,12 +178,15 @@ func (m *Machine) SetHooks(h Hooks) {
 	switch {
 	case h == nil:
 		m.hooks, m.dig = nil, nil
-	case h == m.attached:
-		m.hooks, m.dig = h, m.attachedDig
+	case h == m.attached[0]:
+		m.hooks, m.dig = h, m.attachedDig[0]
+	case h == m.attached[1]:
+		m.hooks, m.dig = h, m.attachedDig[1]
 	default:
 		m.hooks = h
 		m.dig, _ = h.(Digester)
-		m.attached, m.attachedDig = h, m.dig
+		m.attached[1], m.attachedDig[1] = m.attached[0], m.attachedDig[0]
+		m.attached[0], m.attachedDig[0] = h, m.dig
 	}
 }
 

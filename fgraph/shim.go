@@ -75,18 +75,12 @@ func (m *Machine) ld(s Site, a Addr) Word {
 	if m.hooks != nil {
 		return m.hooks.Load(s, a, Plain)
 	}
-	if m.watch != nil {
-		m.watch.note(a)
-	}
 	return m.Mem[a]
 }
 
 func (m *Machine) ldOnce(s Site, a Addr) Word {
 	if m.hooks != nil {
 		return m.hooks.Load(s, a, Once)
-	}
-	if m.watch != nil {
-		m.watch.note(a)
 	}
 	return m.Mem[a]
 }
@@ -98,18 +92,12 @@ func (m *Machine) load(k Kind, s Site, a Addr) Word {
 	if m.hooks != nil {
 		return m.hooks.Load(s, a, k)
 	}
-	if m.watch != nil {
-		m.watch.note(a)
-	}
 	return m.Mem[a]
 }
 
 func (m *Machine) ldAtomic(s Site, a Addr) Word {
 	if m.hooks != nil {
 		return m.hooks.Load(s, a, Atomic)
-	}
-	if m.watch != nil {
-		m.watch.note(a)
 	}
 	return m.Mem[a]
 }

@@ -270,8 +270,12 @@ func (r *runner) checkRetAddrs(cur, t int, c *ctx, viaShim, values bool) {
 	defer r.retAddrsDone(r.cursorDepth, nw, viaShim)
 	if !viaShim {
 		// Read memory directly: detach the hooks so the port's loads take
-		// the shim's fast path.
-		m.SetHooks(nil)
+		// the shim's fast path, or record what the walk reads (readers.go).
+		if r.rwatch.on {
+			m.SetHooks(&r.rwatch)
+		} else {
+			m.SetHooks(nil)
+		}
 	}
 	getAll := viaShim && values && r.sc.AnyReader
 	var exp []expectFrame

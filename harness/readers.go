@@ -112,19 +112,59 @@ func (r *runner) checkReaders(c *ctx, s fgraph.Site) {
 	w := &r.rwatch
 	if memo {
 		b := m.TaskBase(t)
-		*w = fgraph.ReadWatch{Lo: m.WordAddr(t, 0), Also: [2]fgraph.Addr{b + fgraph.TaskRetStack, b + fgraph.TaskCurr}}
-		m.SetReadWatch(w)
+		*w = readWatch{m: m, lo: m.WordAddr(t, 0), also: [2]fgraph.Addr{b + fgraph.TaskRetStack, b + fgraph.TaskCurr}, on: true}
 	}
 	prev := r.rd // an unwind op's walk, when this yield is inside it
 	r.inPlaceReaders(c, s, t)
 	r.rd = prev
-	m.SetReadWatch(nil)
-	if memo && r.violations == nv && len(m.Warnings) == nw && !r.stopped && !w.Other {
-		r.rmemo.save(r, t, w.Mask)
+	w.on = false
+	if memo && r.violations == nv && len(m.Warnings) == nw && !r.stopped && !w.other {
+		r.rmemo.save(r, t, w.mask)
 	} else {
 		r.rmemo.ok = false
 	}
 }
+
+// readWatch is the hooks an in-place walk reads memory through while the
+// reader memo is on (checkRetAddrs attaches it instead of none): it
+// records which words the walk read, a bit of mask for each word of
+// lo..lo+63, the words of also by themselves, and other for any other
+// word. (A branch for it in the port's hook-less loads took them over the
+// inliner's budget: 2 % of std C=2 in calls to ld.)
+type readWatch struct {
+	m     *fgraph.Machine
+	lo    fgraph.Addr
+	mask  uint64
+	also  [2]fgraph.Addr
+	other bool
+	on    bool // a walk of checkReaders is recording
+}
+
+func (w *readWatch) Load(s fgraph.Site, a fgraph.Addr, k fgraph.Kind) fgraph.Word {
+	switch d := a - w.lo; {
+	case d >= 0 && d < 64:
+		w.mask |= 1 << d
+	case a != w.also[0] && a != w.also[1]:
+		w.other = true
+	}
+	return w.m.Mem[a]
+}
+
+// Reread keeps the value, as the hook-less shim does.
+func (w *readWatch) Reread(s fgraph.Site, a fgraph.Addr, prev fgraph.Word) fgraph.Word {
+	return prev
+}
+
+// Store, AtomicAdd and Fence: a walk makes none (an internal error if it
+// did: it would have written memory with no hooks either).
+func (w *readWatch) Store(s fgraph.Site, a fgraph.Addr, v fgraph.Word, k fgraph.Kind) {
+	internalf("an in-place walk stored to %d", a)
+}
+func (w *readWatch) AtomicAdd(s fgraph.Site, a fgraph.Addr, d int64) fgraph.Word {
+	internalf("an in-place walk added to %d", a)
+	return 0
+}
+func (w *readWatch) Fence(s fgraph.Site, f fgraph.Fence) {}
 
 // The in-place readers' last clean inputs.
 //
@@ -135,8 +175,7 @@ func (r *runner) checkReaders(c *ctx, s fgraph.Site) {
 // not read (curr_ret_depth, trace_recursion, a frame's func or DATA
 // words). The readers are a function of task t's ret_stack and
 // curr_ret_stack fields, the words of its shadow stack their walk reads
-// (recorded by an fgraph.ReadWatch on the hook-less loads, with the slot
-// word cursorAtBottom reads) and its real stack of return addresses. So
+// (recorded by readWatch, with the slot word cursorAtBottom reads) and its real stack of return addresses. So
 // after a clean check the memo keeps which words those are and the real
 // stack, every write of memory (runner.poke) that changes one of the words
 // forgets it, and so do a reset and a restore (loadData); a check of the

@@ -163,7 +163,7 @@ type runner struct {
 	capOver [][2]fgraph.Addr
 	stacks  []taskStack // per task (visible)
 	rmemo   readerMemo  // the in-place readers' last clean inputs (readers.go)
-	rwatch  fgraph.ReadWatch
+	rwatch  readWatch   // the reads of an in-place walk (readers.go)
 	mcfg    model.Config
 	m       *fgraph.Machine
 	ops     []*fgraph.Ops
@@ -544,7 +544,7 @@ func newRunner(sc *Scenario) (*runner, error) {
 
 func (r *runner) reset() {
 	r.rmemo.ok = false
-	r.m.SetReadWatch(nil) // a run that panicked inside its readers
+	r.rwatch.on = false // a run that panicked inside its readers
 	// A run that resumes from a snap gets the machine and the model from
 	// it (loadData): resetting them first was 1 % of std C=3.
 	resumes := r.snaps != nil && r.snaps.from != nil
