@@ -37,6 +37,28 @@ func (c *Coverage) hit(s fgraph.Site, level int) {
 
 func (c *Coverage) commit(s fgraph.Site) { c.Commits[s]++ }
 
+// addEvent adds d to the count of e, a coverage event as runs log them
+// (runner.covHitAt, covLineAt, covCommitAt): d is 1 when a resumed run
+// counts its prefix again (applyCov), -1 when a halted run's counts are
+// taken back (takeBackCov).
+func (c *Coverage) addEvent(e uint32, d int64) {
+	site := fgraph.Site(e >> 8 & 0x3fffff)
+	switch e & covKind {
+	case covHit:
+		c.Hits[site][min(int(e&0xff), MaxLevel)] += d
+	case covLine:
+		line := int(e &^ covKind)
+		if c.Lines == nil {
+			c.Lines = map[int]int64{}
+		}
+		if c.Lines[line] += d; c.Lines[line] == 0 {
+			delete(c.Lines, line)
+		}
+	default:
+		c.Commits[site] += d
+	}
+}
+
 // Merge adds o into c.
 func (c *Coverage) Merge(o *Coverage) {
 	for s := range c.Hits {

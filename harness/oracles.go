@@ -433,8 +433,8 @@ func (r *runner) checkTransparent(c *ctx, before []fgraph.Word) {
 // checkCapacity is oracle 6, on every committed store.
 func (r *runner) checkCapacity(c *ctx, st pending) {
 	over := false
-	for _, x := range r.capOver {
-		if st.addr >= x[0] && st.addr < x[1] {
+	for _, x := range r.stacks {
+		if st.addr >= x.lo+fgraph.Addr(r.maxOff) && st.addr < x.hi {
 			over = true
 			break
 		}

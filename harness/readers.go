@@ -175,16 +175,16 @@ func (w *readWatch) Fence(s fgraph.Site, f fgraph.Fence) {}
 // not read (curr_ret_depth, trace_recursion, a frame's func or DATA
 // words). The readers are a function of task t's ret_stack and
 // curr_ret_stack fields, the words of its shadow stack their walk reads
-// (recorded by readWatch, with the slot word cursorAtBottom reads) and its real stack of return addresses. So
-// after a clean check the memo keeps which words those are and the real
-// stack, every write of memory (runner.poke) that changes one of the words
-// forgets it, and so do a reset and a restore (loadData); a check of the
-// same task with the same real stack is then clean again, and is not run.
-// (A walk that reads any other word, or more than 64 words of the stack,
-// is not kept.) Off where the readers read more (the
-// any-instant walker reads the model, a compiled target its own memory)
-// and where a report would not count (an evaluation, a counterfactual
-// probe, a deferred stop). TestReaderMemoSound compares explorations with
+// (recorded by readWatch, with the slot word cursorAtBottom reads) and its
+// real stack of return addresses. So after a clean check the memo keeps
+// which words those are and the real stack, every write of memory
+// (runner.poke) that changes one of the words forgets it, and so do a
+// reset and a restore (loadData); a check of the same task with the same
+// real stack is then clean again, and is not run. (A walk that reads any
+// other word, or more than 64 words of the stack, is not kept.) Off where
+// the readers read more (the any-instant walker reads the model, a
+// compiled target its own memory) and where a report would not count (an
+// evaluation, a counterfactual probe, a deferred stop). TestReaderMemoSound compares explorations with
 // it and without it; TestReaderMemoCaught shows that a memo blind to
 // curr_ret_stack is caught. (One blind to the real stack, or to the frame
 // above curr_ret_stack, is not: in std, peer-spin and the catalogue those

@@ -240,18 +240,7 @@ func (r *runner) noteCov(e uint32) {
 // of cov.
 func (r *runner) takeBackCov(cov *Coverage) {
 	for _, e := range r.covAdded {
-		site := fgraph.Site(e >> 8 & 0x3fffff)
-		switch e & covKind {
-		case covHit:
-			cov.Hits[site][min(int(e&0xff), MaxLevel)]--
-		case covLine:
-			line := int(e &^ covKind)
-			if cov.Lines[line]--; cov.Lines[line] == 0 {
-				delete(cov.Lines, line)
-			}
-		default:
-			cov.Commits[site]--
-		}
+		cov.addEvent(e, -1)
 	}
 	r.covAdded = r.covAdded[:0]
 }
@@ -382,15 +371,7 @@ func (r *runner) applyCov(es []uint32) {
 		return
 	}
 	for _, e := range es {
-		site := fgraph.Site(e >> 8 & 0x3fffff)
-		switch e & covKind {
-		case covHit:
-			r.cov.hit(site, int(e&0xff))
-		case covLine:
-			r.cov.hitLine(int(e &^ covKind))
-		default:
-			r.cov.commit(site)
-		}
+		r.cov.addEvent(e, 1)
 	}
 	if r.opt.stop != nil {
 		r.covAdded = append(r.covAdded, es...)

@@ -158,17 +158,14 @@ type runner struct {
 	// maxOff and varBase are cfg's SHADOW_STACK_MAX_OFFSET and first task
 	// variable (-1: none), read at every commit (checkCapacity).
 	maxOff, varBase int
-	// capOver holds, per task, the words of its shadow stack at or past
-	// maxOff: the only ones checkCapacity can report a store to.
-	capOver [][2]fgraph.Addr
-	stacks  []taskStack // per task (visible)
-	rmemo   readerMemo  // the in-place readers' last clean inputs (readers.go)
-	rwatch  readWatch   // the reads of an in-place walk (readers.go)
-	mcfg    model.Config
-	m       *fgraph.Machine
-	ops     []*fgraph.Ops
-	model   *model.State
-	ch      Chooser
+	stacks          []taskStack // per task (visible, checkCapacity)
+	rmemo           readerMemo  // the in-place readers' last clean inputs (readers.go)
+	rwatch          readWatch   // the reads of an in-place walk (readers.go)
+	mcfg            model.Config
+	m               *fgraph.Machine
+	ops             []*fgraph.Ops
+	model           *model.State
+	ch              Chooser
 	// orderBuf and dropBuf are applyOrder's scratch, one per nesting
 	// level.
 	orderBuf, dropBuf [][]int
@@ -512,9 +509,6 @@ func newRunner(sc *Scenario) (*runner, error) {
 	for t := range sc.Tasks {
 		b := m.TaskBase(t)
 		r.stacks = append(r.stacks, taskStack{b + fgraph.TaskWords, b + fgraph.TaskWords + fgraph.Addr(cfg.StackWords), b + fgraph.TaskCurr})
-		if w0 := b + fgraph.TaskWords; r.maxOff < cfg.StackWords {
-			r.capOver = append(r.capOver, [2]fgraph.Addr{w0 + fgraph.Addr(r.maxOff), w0 + fgraph.Addr(cfg.StackWords)})
-		}
 	}
 	r.mcfg = model.Config{
 		F: cfg.FrameWords, StackWords: cfg.StackWords, TaskVars: cfg.TaskVarBase() >= 0,
