@@ -445,10 +445,11 @@ type explorer struct {
 	shards int // the job's shard count (1: unsharded)
 	pieces int // pieces of the job's shard
 
-	mu   sync.Mutex // guards stop, cp and the OnViolation/Checkpoint calls
-	stop bool       // a violation with StopAtFirst
-	cp   *Checkpoint
-	runs atomic.Int64 // schedules counted
+	mu sync.Mutex // guards cp and the OnViolation/Checkpoint calls
+	cp *Checkpoint
+	// stop: a violation with StopAtFirst, or a worker's error. Every run
+	// of every worker reads it, without a lock.
+	stop atomic.Bool
 	// claimed counts the runs started that will be counted, for MaxRuns:
 	// a worker claims one before it runs it, so that two workers never
 	// both take the last.
@@ -537,13 +538,13 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 					firstErr = err
 				}
 				if err != nil {
-					e.stop = true // the other workers stop too
+					e.stop.Store(true) // the other workers stop too
 				}
 				if s != nil {
 					total.add(s)
 				}
-				st := e.stop
 				e.mu.Unlock()
+				st := e.stop.Load()
 				if st || err != nil || opt.Stop != nil && opt.Stop.Load() || e.maxed() {
 					// The pieces not pulled stay as they are in the
 					// checkpoint: not started, or where the resumed run
@@ -768,7 +769,7 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 					opt.OnViolation(res)
 				}
 				if opt.StopAtFirst && res.Kbuild() {
-					e.stop = true
+					e.stop.Store(true)
 				}
 				e.mu.Unlock()
 			}
@@ -786,15 +787,10 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 			save(true)
 			return s, nil
 		}
-		if opt.StopAtFirst {
-			e.mu.Lock()
-			st := e.stop
-			e.mu.Unlock()
-			if st {
-				s.Complete = false
-				save(false) // the path names the next schedule to run
-				return s, nil
-			}
+		if opt.StopAtFirst && e.stop.Load() {
+			s.Complete = false
+			save(false) // the path names the next schedule to run
+			return s, nil
 		}
 		if d.cache == nil && s.Runs%every == 0 || d.cache != nil && s.Runs-lastSave >= every {
 			lastSave = s.Runs
@@ -806,12 +802,13 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 // noResume turns prefix sharing off (tests compare the two).
 var noResume bool
 
-// count adds to the shared counters.
+// count adds to the live view, if any.
 func (e *explorer) count(runs, violations int64) {
-	e.runs.Add(runs)
 	if p := e.opt.Progress; p != nil {
 		p.Runs.Add(runs)
-		p.Violations.Add(violations)
+		if violations != 0 {
+			p.Violations.Add(violations)
+		}
 	}
 }
 
@@ -907,7 +904,7 @@ func Sample(sc *Scenario, seed uint64, n int64, mode string, opt ExploreOptions)
 	total := &Summary{Complete: true}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	var stop bool
+	var stop atomic.Bool // read at every run, without mu
 	var firstErr error
 	// sample is worker w's share.
 	sample := func(w int) {
@@ -956,18 +953,13 @@ func Sample(sc *Scenario, seed uint64, n int64, mode string, opt ExploreOptions)
 					opt.OnViolation(res)
 				}
 				if opt.StopAtFirst && res.Kbuild() {
-					stop = true
+					stop.Store(true)
 				}
 				mu.Unlock()
 			}
 			r.recycle(res) // unless it is kept (recycle.go)
-			if opt.StopAtFirst {
-				mu.Lock()
-				st := stop
-				mu.Unlock()
-				if st {
-					break
-				}
+			if opt.StopAtFirst && stop.Load() {
+				break
 			}
 		}
 		mu.Lock()
@@ -984,7 +976,7 @@ func Sample(sc *Scenario, seed uint64, n int64, mode string, opt ExploreOptions)
 				if firstErr == nil {
 					firstErr = err
 				}
-				stop = true
+				stop.Store(true)
 				mu.Unlock()
 			}
 		}(w)
