@@ -54,8 +54,12 @@ bench:
 # counted by valgrind's cachegrind: a figure that does not move with the
 # host, where seconds on a shared VM move by a third within minutes. The
 # collector is off and the runtime on one thread, so that the count is the
-# explorer's own, the same to 0.01 % from run to run (docs/state-cache.md,
-# "Counting instructions"). Needs valgrind (apt-get install valgrind);
+# explorer's own, the same to 0.05 % from run to run (docs/state-cache.md,
+# "Counting instructions"). cpu.rdtscp=off: the runtime's cputicks uses
+# RDTSCP, which valgrind 3.19 does not know (SIGILL, when a runtime lock is
+# contended: about one run in ten, three in four with four at once).
+# asyncpreemptoff: the preemption signal crashed valgrind too. Needs
+# valgrind (apt-get install valgrind);
 # ICOUNT_BIN compares another build, ICOUNT_PROBLEMS other problems.
 ICOUNT_BIN ?= $(CURDIR)/.cache/fgcheck-icount
 ICOUNT_PROBLEMS ?= --scenario=peer-spin,-C=2,--scenario=peer-spin -K=3
@@ -63,7 +67,7 @@ icount:
 	@command -v valgrind >/dev/null || { echo "icount: valgrind is not installed (apt-get install valgrind)"; exit 2; }
 	@if [ "$(ICOUNT_BIN)" = "$(CURDIR)/.cache/fgcheck-icount" ]; then mkdir -p .cache && $(GO) build -o $(ICOUNT_BIN) ./cmd/fgcheck; fi
 	@probs='$(ICOUNT_PROBLEMS)'; IFS=,; for p in $$probs; do \
-		IFS=' '; out=$$(GOGC=off GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1 valgrind --tool=cachegrind --cache-sim=no \
+		IFS=' '; out=$$(GOGC=off GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off valgrind --tool=cachegrind --cache-sim=no \
 			--cachegrind-out-file=/dev/null $(ICOUNT_BIN) explore $$p --progress off --workers 1 2>&1); \
 		ir=$$(echo "$$out" | sed -n 's/.*I *refs: *//p'); \
 		runs=$$(echo "$$out" | sed -n 's/.*, \([0-9]*\) schedules run for.*/\1/p'); \
