@@ -162,10 +162,15 @@ var KnownFindings = []KnownFinding{
 		Name: "seed-tail-call", Variants: []fgraph.Variant{fgraph.Seed}, Oracle: OracleRetAddr, Fix: "v6.11 (375bb57292f4)",
 		Desc: "the seed's ftrace_graph_ret_addr has no tail-call clause: for traced A tail-calling traced B it returns B's recorded ret, return_to_handler, instead of A's caller",
 		Match: func(r *runner, v Violation) bool {
-			return strings.Contains(v.Msg, fmt.Sprintf(") = %#x, want", fgraph.ReturnToHandler))
+			return strings.Contains(v.Msg, seedTailCallMsg)
 		},
 	},
 }
+
+// seedTailCallMsg is what the ret-addr oracle's message holds when
+// ftrace_graph_ret_addr returned return_to_handler (seed-tail-call's
+// matcher; formatted once, not at every match).
+var seedTailCallMsg = fmt.Sprintf(") = %#x, want", fgraph.ReturnToHandler)
 
 // knownTable is KnownFindings for known(): the allowances re-run oracles
 // (readers.go), which report through known(), so the list cannot name
