@@ -21,41 +21,35 @@ type Coverage struct {
 	Lines map[int]int64
 }
 
-func (c *Coverage) hitLine(line int) {
+// hitLine, hit and commit add d to a count: 1 as a run goes, and again
+// for a resumed run's prefix (applyCov); -1 when a halted run's counts are
+// taken back (takeBackCov).
+func (c *Coverage) hitLine(line int, d int64) {
 	if c.Lines == nil {
 		c.Lines = map[int]int64{}
 	}
-	c.Lines[line]++
-}
-
-func (c *Coverage) hit(s fgraph.Site, level int) {
-	if level > MaxLevel {
-		level = MaxLevel
+	if c.Lines[line] += d; c.Lines[line] == 0 {
+		delete(c.Lines, line)
 	}
-	c.Hits[s][level]++
 }
 
-func (c *Coverage) commit(s fgraph.Site) { c.Commits[s]++ }
+func (c *Coverage) hit(s fgraph.Site, level int, d int64) {
+	c.Hits[s][min(level, MaxLevel)] += d
+}
+
+func (c *Coverage) commit(s fgraph.Site, d int64) { c.Commits[s] += d }
 
 // addEvent adds d to the count of e, a coverage event as runs log them
-// (runner.covHitAt, covLineAt, covCommitAt): d is 1 when a resumed run
-// counts its prefix again (applyCov), -1 when a halted run's counts are
-// taken back (takeBackCov).
+// (runner.covHitAt, covLineAt, covCommitAt).
 func (c *Coverage) addEvent(e uint32, d int64) {
 	site := fgraph.Site(e >> 8 & 0x3fffff)
 	switch e & covKind {
 	case covHit:
-		c.Hits[site][min(int(e&0xff), MaxLevel)] += d
+		c.hit(site, int(e&0xff), d)
 	case covLine:
-		line := int(e &^ covKind)
-		if c.Lines == nil {
-			c.Lines = map[int]int64{}
-		}
-		if c.Lines[line] += d; c.Lines[line] == 0 {
-			delete(c.Lines, line)
-		}
+		c.hitLine(int(e&^covKind), d)
 	default:
-		c.Commits[site] += d
+		c.commit(site, d)
 	}
 }
 

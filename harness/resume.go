@@ -191,47 +191,39 @@ const (
 
 // covHitAt counts an interrupt delivered at s (coverage), logged.
 func (r *runner) covHitAt(s fgraph.Site, level int) {
-	e := covHit | uint32(s)<<8 | uint32(level)
-	if r.snaps != nil {
-		r.snaps.cov = append(r.snaps.cov, e)
-	}
+	r.logCov(covHit | uint32(s)<<8 | uint32(level))
 	if r.cov != nil {
-		r.cov.hit(s, level)
-		r.noteCov(e)
+		r.cov.hit(s, level, 1)
 	}
 }
 
 // covLineAt counts an interrupt delivered right after the compiled
 // target's line (coverage), logged.
 func (r *runner) covLineAt(line int) {
-	e := covLine | uint32(line)
-	if r.snaps != nil {
-		r.snaps.cov = append(r.snaps.cov, e)
-	}
+	r.logCov(covLine | uint32(line))
 	if r.cov != nil {
-		r.cov.hitLine(line)
-		r.noteCov(e)
+		r.cov.hitLine(line, 1)
 	}
 }
 
 // covCommitAt counts a commit at s (coverage), logged.
 func (r *runner) covCommitAt(s fgraph.Site) {
-	e := covCommit | uint32(s)<<8
-	if r.snaps != nil {
-		r.snaps.cov = append(r.snaps.cov, e)
-	}
+	r.logCov(covCommit | uint32(s)<<8)
 	if r.cov != nil {
-		r.cov.commit(s)
-		r.noteCov(e)
+		r.cov.commit(s, 1)
 	}
 }
 
-// noteCov lists a count this run added to its coverage, when the run may
-// be cut short (RunOptions.stop): a halted run is not counted, and
-// takeBackCov takes its counts back. A copy of the whole table before
-// every run did the same at 1.3 % of std C=2's instructions.
-func (r *runner) noteCov(e uint32) {
-	if r.opt.stop != nil {
+// logCov logs a coverage event the run counts: for the snaps (a resumed
+// run counts its prefix's again, applyCov) and, when the run may be cut
+// short (RunOptions.stop), for takeBackCov: a halted run is not counted.
+// (A copy of the whole table before every run did the same at 1.3 % of
+// std C=2's instructions.)
+func (r *runner) logCov(e uint32) {
+	if r.snaps != nil {
+		r.snaps.cov = append(r.snaps.cov, e)
+	}
+	if r.cov != nil && r.opt.stop != nil {
 		r.covAdded = append(r.covAdded, e)
 	}
 }

@@ -265,7 +265,7 @@ type runner struct {
 	short bool
 	cov   *Coverage
 	// covAdded lists the counts the run added to cov, when Stop may cut it
-	// short (noteCov).
+	// short (logCov, applyCov; takeBackCov).
 	covAdded []uint32
 	// steps counts this run's shared accesses against budget; halted: the
 	// run was cut short by RunOptions.stop, it has no verdict (abort.go).
