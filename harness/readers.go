@@ -184,9 +184,10 @@ func (w *readWatch) Fence(s fgraph.Site, f fgraph.Fence) {}
 // other word, or more than 64 words of the stack, is not kept.) Off where
 // the readers read more (the any-instant walker reads the model, a
 // compiled target its own memory) and where a report would not count (an
-// evaluation, a counterfactual probe, a deferred stop). TestReaderMemoSound compares explorations with
-// it and without it; TestReaderMemoCaught shows that a memo blind to
-// curr_ret_stack is caught. (One blind to the real stack, or to the frame
+// evaluation, a counterfactual probe, a deferred stop).
+// TestReaderMemoSound compares explorations with it and without it;
+// TestReaderMemoCaught shows that a memo blind to curr_ret_stack is
+// caught. (One blind to the real stack, or to the frame
 // above curr_ret_stack, is not: in std, peer-spin and the catalogue those
 // never change while the words below curr_ret_stack stay. They are kept
 // because the readers read them.)
