@@ -128,7 +128,14 @@ func caughtWith(t *testing.T, name string, wrong *bool, what string) {
 						got.runs = -1
 					}
 				}()
-				withSet(wrong, func() { got = afterEventOutcome(t, m) })
+				withSet(wrong, func() {
+					if _, err := Explore(m.sc, m.opt); err != nil {
+						t.Logf("internal error: %v", err)
+						got.runs = -1
+						return
+					}
+					got = afterEventOutcome(t, m)
+				})
 			}()
 			if got.String() == want.String() {
 				t.Fatalf("%s went unnoticed: %d schedules", what, got.runs)

@@ -191,6 +191,8 @@ type stateCache struct {
 	mem   arena // the arrays mapped apart from the heap (bigmem.go)
 	exact map[string]cacheEntry
 	stats CacheStats
+	// splitBytes is what the pieces' per-combo tables held (split.go).
+	splitBytes atomic.Int64
 	// kslot lists the known findings of the scenario's variant (the only
 	// ones a count can be non-zero for), whose counts the slab keeps.
 	kslot []int
@@ -271,7 +273,7 @@ func (cs *cacheState) putPending(i int, tbl *stateCache) {
 // statsAll is what both tables did, with the memory they hold.
 func (c *stateCache) statsAll() CacheStats {
 	st := c.stats
-	st.Bytes = c.bytes()
+	st.Bytes = c.bytes() + c.splitBytes.Load()
 	if c.tails != nil {
 		t := c.tails.stats
 		t.Bytes = c.tails.bytes()
@@ -592,7 +594,13 @@ type cacheState struct {
 	hitC    *stateCache // the table hitE is in
 	hitP    int64
 	hitAt   int64 // the clock of the hit
-	tot     totals
+	// hitSplit: the hit is of the combos of a state with pending regions
+	// (split.go), in sp.hit.
+	hitSplit bool
+	// sp is the worker's per-combo totals and table, kept across its
+	// pieces (split.go).
+	sp  *splitter
+	tot totals
 	// tails: the tail points the current run recorded (dfs.tail).
 	tails []keyed
 	// counts: the lookups and hits of this worker in the subtrees' table
@@ -655,6 +663,9 @@ func (cs *cacheState) find(depth int) (kd keyed, hit bool) {
 			internalf("cache: more tail lookups in a run than the clock counts")
 		}
 	}
+	if depth >= 0 && len(r.lzList) > 0 && cs.splitOn() {
+		return cs.findSplit(depth)
+	}
 	k, ks := cs.key()
 	p0 := int64(r.points)
 	tbl := cs.c.table(depth)
@@ -665,7 +676,7 @@ func (cs *cacheState) find(depth int) (kd keyed, hit bool) {
 		st.Hits++
 	}
 	if ok && cs.verify == nil {
-		cs.hit, cs.hitE, cs.hitP, cs.hitC, cs.hitAt = true, e, p0, tbl, r.clock()
+		cs.hit, cs.hitSplit, cs.hitE, cs.hitP, cs.hitC, cs.hitAt = true, false, e, p0, tbl, r.clock()
 		r.stopped, r.hitExec = true, r.executed()
 		return keyed{}, true
 	}
@@ -737,6 +748,9 @@ type keyed struct {
 	// recorded before this one) and this one, the same in every schedule
 	// of this point's subtree.
 	pre preDets
+	// sp: the point's combos when it has pending regions and the totals
+	// are kept per combo (split.go); k is then its reduced key.
+	sp []splitCombo
 	// verify mode (tests): the schedule so far, and the entry a hit found.
 	sched  Schedule
 	enc    []uint64
@@ -757,12 +771,14 @@ func (d *dfs) leave(i int) {
 		d.keys = d.keys[:n-1]
 		cs := d.cache
 		t := cs.since(&kd)
+		var pp *keyed
 		if n > 1 {
 			// The point above gets the subtree's known findings: a finding
 			// detected between the two points is in every schedule of it.
-			d.keys[n-2].kt.addPre(&kd.pre, t.runs, t.runsK, &kd.kt, cs.c.kslot)
+			pp = &d.keys[n-2]
+			pp.kt.addPre(&kd.pre, t.runs, t.runsK, &kd.kt, cs.c.kslot)
 		}
-		cs.store(kd, t)
+		cs.leaveSplit(&kd, t, pp)
 	}
 }
 
@@ -927,6 +943,21 @@ func (d *dfs) countRun(res *Result) {
 	if len(res.dets) > 0 {
 		d.addDetsAbove(res.dets, math.MaxInt64, w, wk, nil)
 	}
+	if !cs.splitOn() {
+		return
+	}
+	sp := cs.splitter()
+	if len(cs.r.lzList) == 0 {
+		sp.run = append(sp.run[:0], weighted{c: progCombo, t: totals{runs: w, runsK: wk}})
+	} else {
+		sp.run = cs.r.runCombos(sp.run[:0], res.Failed(), int64(res.Points), w, wk)
+		for i := range sp.run {
+			sp.addRo(&sp.run[i])
+		}
+	}
+	if i := len(d.keys) - 1; i >= 0 && d.keys[i].sp != nil && len(res.dets) > 0 {
+		sp.addKnown(d.keys[i].sp, sp.run, res.dets, d.keys[i].at, math.MaxInt64, cs.c.kslot)
+	}
 }
 
 // addDetsAbove is knownTot.addDets for the deepest recorded point of the
@@ -951,7 +982,16 @@ func (d *dfs) addDetsAbove(dets []det, to, n, nk int64, e *knownTot) {
 func (d *dfs) countHit(res *Result, s *Summary) (t totals) {
 	cs := d.cache
 	var e knownTot
-	cs.hitC.add(&t, &e, cs.hitE, cs.hitP)
+	known := true
+	if cs.hitSplit {
+		known = cs.sp.hitTotals(&t, &e, cs.c.kslot)
+	} else {
+		cs.hitC.add(&t, &e, cs.hitE, cs.hitP)
+		known = cs.hitE.known >= 0
+	}
+	if cs.splitOn() {
+		d.splitHit(res, t, &e)
+	}
 	if m := cs.r.rmult; m > 1 {
 		// The stored totals are per schedule of the path (remotes.go).
 		t.runs, t.viol, t.runsK, t.violK = t.runs*m, t.viol*m, t.runsK*m, t.violK*m
@@ -966,7 +1006,7 @@ func (d *dfs) countHit(res *Result, s *Summary) (t totals) {
 	cs.tot.runsK += t.runsK
 	cs.tot.violK += t.violK
 	slots, h, ep := cs.c.kslot, cs.hitAt, &e
-	if cs.hitE.known < 0 {
+	if !known {
 		ep = nil // the subtree detects no known finding: nothing of it to add
 		if len(res.dets) == 0 {
 			return t

@@ -519,6 +519,12 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 		}
 		return order[n]
 	}
+	// The stored combos of states with pending regions (split.go), shared
+	// as wc is.
+	var stbl *splitTable
+	if wc != nil {
+		stbl = newSplitTable(opt.CacheEntries, workers > 1)
+	}
 	var wg sync.WaitGroup
 	var firstErr error
 	var next atomic.Int64
@@ -526,13 +532,16 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// The worker's per-combo table (split.go): a subtree is whole
+			// in every piece, as for wc.
+			sp := &splitter{splitTable: stbl}
 			for {
 				n := next.Add(1) - 1
 				if n >= int64(e.pieces) {
 					return
 				}
 				i := nth(n)
-				s, err := protect(func() (*Summary, error) { return e.piece(i, wc) })
+				s, err := protect(func() (*Summary, error) { return e.piece(i, wc, sp) })
 				e.mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = err
@@ -566,6 +575,7 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 	}
 	wg.Wait()
 	if wc != nil {
+		stbl.release(wc)
 		st := wc.statsAll()
 		total.Cache = &st
 		wc.release() // its arrays live apart from the heap (bigmem.go)
@@ -614,7 +624,7 @@ func (e *explorer) resumed(i int) *Summary {
 
 // piece explores piece i of the job's shard (shard Shard+i*shards of
 // shards*pieces) and returns its summary.
-func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
+func (e *explorer) piece(i int, wc *stateCache, sp *splitter) (*Summary, error) {
 	opt := e.opt
 	r, err := newRunner(e.sc)
 	if err != nil {
@@ -628,7 +638,7 @@ func (e *explorer) piece(i int, wc *stateCache) (*Summary, error) {
 	r.skipper, r.fdfs = d, d
 	if wc != nil {
 		r.hashing = true
-		d.cache = &cacheState{c: wc, r: r, verify: verifyHook}
+		d.cache = &cacheState{c: wc, r: r, verify: verifyHook, sp: sp}
 		r.tails = d
 		defer d.cache.flush()
 	}

@@ -300,7 +300,10 @@ type runner struct {
 	// histRec keeps what the contexts' digests were at each choice point,
 	// digest.go).
 	hashing, digest bool
-	histRec         [][]uint64
+	// reduced: appendState encodes the state without the lazy engine's
+	// live options (split.go's reduced key).
+	reduced bool
+	histRec [][]uint64
 	// tails, with the cache: the DFS, asked at each quiescent point of a
 	// run that can make no more choices whether the rest of the run is a
 	// tail it has seen (cache.go); between is set while it encodes.

@@ -213,7 +213,11 @@ func (r *runner) appendInst(dst []uint64, lz *lzInst) []uint64 {
 	if !r.lzActive(lz) || lzStateDrop == "instance" {
 		return append(dst, 0)
 	}
-	dst = append(dst, uint64(lz.region)|uint64(lz.rep)<<32, uint64(lz.k), uint64(len(lz.buf)))
+	rep := uint64(lz.rep)
+	if r.reduced {
+		rep = 0 // the combos' signatures say what each option has committed (split.go)
+	}
+	dst = append(dst, uint64(lz.region)|rep<<32, uint64(lz.k), uint64(len(lz.buf)))
 	for _, p := range lz.buf {
 		dst = append(dst, uint64(p.site)|uint64(p.kind)<<16|uint64(uint32(p.addr))<<32, uint64(p.val))
 	}
@@ -247,6 +251,9 @@ func (r *runner) appendInst(dst []uint64, lz *lzInst) []uint64 {
 	}
 	if a.hasR {
 		dst = append(dst, uint64(a.resvV.addr), uint64(a.resvV.val), boolU(a.resvV.raised))
+	}
+	if r.reduced {
+		return dst
 	}
 	j := lz.k - lz.anchorK - 1
 	for l := r.lzLive[lz.region]; l != 0 && j >= 0 && lz.kn > 0; l &= l - 1 {
@@ -470,6 +477,11 @@ func (r *runner) appendPending(dst []uint64) []uint64 {
 	slices.Sort(ks)
 	dst = append(dst, uint64(len(ks)))
 	for _, k := range ks {
+		if r.reduced {
+			// The live options are the combos' (split.go).
+			dst = append(dst, uint64(k)|boolU(r.lzPaid[k])<<32, r.lzOpt[k].key)
+			continue
+		}
 		dst = append(dst, uint64(k)|boolU(r.lzPaid[k])<<32, r.lzOpt[k].key, r.lzLive[k])
 	}
 	return dst

@@ -1,0 +1,722 @@
+package harness
+
+import (
+	"math/bits"
+	"slices"
+	"sync"
+	"unsafe"
+
+	"github.com/zeebo/xxh3"
+
+	"github.com/fgcheck/fgcheck/fgraph"
+)
+
+// Totals kept per pending order (the state cache with lazy orders at R=1).
+//
+// A state with pending regions (lazy.go) stands for several region orders
+// at once: its live options. Two states that differ only in their live
+// options never merged in the state cache, although most of what lies
+// below them is the same: a third of peer-spin K=3's runs explored, again,
+// the orders an earlier state had explored under other company. With R=1
+// the budget allows at most one region out of program order, so every
+// schedule below a state s with pending regions P(s) is one *combo*:
+//
+//   - (r, o): region r of P(s) in order o, other than program order, and
+//     every other region of P(s) in program order;
+//   - prog: every region of P(s) in program order (which includes the
+//     schedules reordering a region that becomes pending below s); there
+//     is none once a region has paid (lzNarrow to a class without program
+//     order).
+//
+// A combo's schedules below s are those of the eager engine from s with
+// the combo's orders chosen: they depend on the state without its live
+// sets (memory, contexts, budget, which regions are pending and whether
+// one paid, the anchor of an instance in flight) and on the combo's own
+// future in the instances in flight (its keys there: appendOptKeys), not
+// on which other options are live. So such a state is looked up by its
+// *reduced key* (the state encoded without the live sets, the
+// representative of an instance in flight and the other options' keys:
+// runner.reduced) and one signature per combo; the table (splitTable)
+// holds, per reduced key, the totals of every combo stored under it, and
+// a lookup hits when every combo of the state is there: the subtree's
+// totals are their sum, from whichever states stored them.
+//
+// To store a state's combos, its subtree's totals are kept per combo:
+//   - the schedules, failing schedules and choice points of (r, o) by
+//     running totals per region and option (splitter.ro), to which every
+//     counted run and hit adds its combos' counts: the subtree's are the
+//     difference since the point, as for the totals themselves; prog's
+//     are the rest;
+//   - the known findings per combo at each recorded point (splitCombo.kt),
+//     by the clocks of cache.go, each combo of a run or a hit adding to
+//     the combo of the point it falls in (at): a known finding's oracles
+//     (knownTot.by) cannot be subtracted, and their union over the combos
+//     would overstate a state that stands for fewer of them.
+//
+// States without pending regions are cached as before: everything below
+// them is their prog. States with pending regions go to this table only
+// (splitTable, which the workers share under a lock). Tails keep their
+// own table; a tail hit stands for the run's combos at the point, one
+// schedule each (tailCombos). With R > 1 a schedule may reorder two
+// regions, the combos above do not cover it, and the engine is off.
+//
+// The keys of an option in the instances in flight are in its signature,
+// as they are in the whole state's encoding. Left out (a throwaway test,
+// 6 Dec 2026), std's and peer-spin's counts did not change: they should
+// follow from the anchor and the option's order, which the reduced key
+// holds. They stay, at a small cost, rather than rest on that argument.
+
+// combo is a schedule class below a state with pending regions: region
+// site in option o (o > 0), or prog (o < 0).
+type combo struct {
+	site fgraph.Site
+	o    int8
+}
+
+var progCombo = combo{o: -1}
+
+// splitCombo is a combo of a recorded point: its signature, the running
+// totals of (site, o) when the point was recorded (not prog's), and the
+// known findings of its schedules so far.
+type splitCombo struct {
+	c   combo
+	sig uint64
+	t0  totals
+	kt  *knownTot // nil until the first count comes (splitter.newKT)
+}
+
+// weighted is a combo of a counted run or a hit, with its totals and its
+// own known findings (a hit's or a left point's; nil: none).
+type weighted struct {
+	c  combo
+	t  totals
+	kt *knownTot
+}
+
+// splitter is a worker's part of the per-combo totals.
+type splitter struct {
+	*splitTable
+	ro *[fgraph.NumSites][64]totals
+	// The table: a reduced key's first stored combo (its index in vals,
+	// each linked to the next), and the known findings' counts.
+	// hit is the combos of the subtree the run stopped at (every hit).
+	hit []weighted
+	// Scratch: a run's combos; a signature's words; combos being looked up.
+	run   []weighted
+	words []uint64
+	look  []splitCombo
+	pool  [][]splitCombo
+	kts   []knownTot  // a hit's combos' known findings (hit[i].kt)
+	free  []*knownTot // the points' (splitCombo.kt), given back when left
+}
+
+// splitTable is the stored combos, which the workers share (under mu).
+type splitTable struct {
+	mu     sync.Mutex
+	shared bool
+	// The table: per reduced key, a block of its stored combos in blk
+	// (blkHead, then blkRec words per combo: the signature, the totals,
+	// the known findings' place in slab), so that a lookup of every combo
+	// of a state reads one block (a table keyed per combo cost a cache
+	// miss per combo: 0.4 s more on peer-spin K=3).
+	tbl    map[stateKey]int32
+	blk    chunked[uint64]
+	slab   chunked[splitKnown]
+	mem    arena
+	full   int64
+	states int64
+	max    int // combos at most (ExploreOptions.CacheEntries)
+	n      int // combos stored
+}
+
+func newSplitTable(max int, shared bool) *splitTable {
+	if max <= 0 {
+		max = DefaultCacheEntries
+	}
+	t := &splitTable{tbl: map[stateKey]int32{}, max: max, shared: shared}
+	t.blk.shift, t.slab.shift = slabChunkShift, slabChunkShift
+	return t
+}
+
+// splitKnown is a stored combo's count of one known finding (its index in
+// KnownFindings): schedules, kbuild's, the oracles.
+type splitKnown struct {
+	d, dk uint32
+	j, by uint8
+}
+
+// The words of a block: its length and capacity in combos, then per
+// combo its signature, runs, rel (choice points less the prefix's per
+// schedule, as cacheEntry), viol, runsK, violK, and its known findings
+// (the first's index in slab << 32 | their number).
+const (
+	blkHead = 2
+	blkRec  = 7
+)
+
+// block is the stored combos of reduced key k (nil: none).
+func (sp *splitTable) block(k stateKey) []uint64 {
+	at, ok := sp.tbl[k]
+	if !ok {
+		return nil
+	}
+	c := int(sp.blk.at(at, blkHead)[1])
+	return sp.blk.at(at, blkHead+c*blkRec)
+}
+
+// find is the record of the combo of signature sig in block b (nil: none).
+func find(b []uint64, sig uint64) []uint64 {
+	n := int(b[0])
+	for i := 0; i < n; i++ {
+		if r := b[blkHead+i*blkRec:]; r[0] == sig {
+			return r[:blkRec]
+		}
+	}
+	return nil
+}
+
+// splitOn reports whether the state cache keeps per-combo totals: lazy
+// orders at R=1, hashed keys, not the verifying tests.
+func (cs *cacheState) splitOn() bool {
+	r := cs.r
+	return r.lazy && r.sc.Bound.R == 1 && cs.c.exact == nil && cs.verify == nil && !noSplit
+}
+
+// noSplit, in tests, turns the per-combo totals off (the lazy engine's
+// states with pending regions are then cached whole, by their full key).
+var noSplit bool
+
+// splitWrong, in tests, breaks one rule (TestSplitWrongRulesCaught):
+// "by", each combo's known findings taken as the whole subtree's
+// (their oracles then a union over the combos); "partial", a lookup that
+// hits when its first combo is stored.
+var splitWrong string
+
+// pointCombos lists the combos of the current state: prog unless a region
+// has paid, then (r, o) for each pending region, by site, and each live
+// option other than program order.
+func (r *runner) pointCombos(dst []splitCombo) []splitCombo {
+	var regs [8]fgraph.Site
+	ks := append(regs[:0], r.lzList...)
+	slices.Sort(ks)
+	paid := false
+	for _, reg := range ks {
+		paid = paid || r.lzPaid[reg]
+	}
+	if !paid {
+		dst = append(dst, splitCombo{c: progCombo})
+	}
+	for _, reg := range ks {
+		for l := r.lzLive[reg] &^ 1; l != 0; l &= l - 1 {
+			dst = append(dst, splitCombo{c: combo{reg, int8(bits.TrailingZeros64(l))}})
+		}
+	}
+	return dst
+}
+
+// runCombos is the run's combos at its end with their weights (lzWeights
+// at R=1: program order and one schedule per other live option, these
+// while the budget allows one order more; a paid region's options), its
+// verdict (failed) and its choice points (on its first combo). w and wk
+// are the run's weights, which the combos must add up to.
+func (r *runner) runCombos(dst []weighted, failed bool, points, w, wk int64) []weighted {
+	b := r.sc.Bound
+	J := b.R - r.rUsed
+	if b.C > 0 {
+		J = min(J, b.C-(r.kUsed+r.rUsed+r.eUsed))
+	}
+	kbOK := !r.aliasDep || r.sc.Alias
+	var regs [8]fgraph.Site
+	ks := append(regs[:0], r.lzList...)
+	slices.Sort(ks)
+	paid := false
+	for _, reg := range ks {
+		paid = paid || r.lzPaid[reg]
+	}
+	var sw, swk int64
+	add := func(c combo, cw, cwk int64) {
+		t := totals{runs: cw, runsK: cwk}
+		if failed {
+			t.viol, t.violK = cw, cwk
+		}
+		if len(dst) == 0 {
+			t.points = points
+		}
+		sw, swk = sw+cw, swk+cwk
+		dst = append(dst, weighted{c: c, t: t})
+	}
+	if !paid {
+		add(progCombo, 1, boolI(kbOK))
+	}
+	for _, reg := range ks {
+		if !r.lzPaid[reg] && J < 1 {
+			continue
+		}
+		kb := r.lzOpt[reg].kb
+		for l := r.lzLive[reg] &^ 1; l != 0; l &= l - 1 {
+			o := bits.TrailingZeros64(l)
+			add(combo{reg, int8(o)}, 1, boolI(kbOK && kb&(1<<o) != 0))
+		}
+	}
+	if sw != w || swk != wk {
+		internalf("split: a run's combos weigh %d (%d of kbuild's), its weights %d (%d)", sw, swk, w, wk)
+	}
+	return dst
+}
+
+func boolI(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// sig is combo c's signature in the current state: the combo, and its
+// keys in each instance in flight (option o in its region's, program
+// order in the others').
+func (r *runner) sig(sp *splitter, c combo) uint64 {
+	w := append(sp.words[:0], uint64(c.site)|uint64(uint8(c.o))<<32)
+	for _, x := range r.ctxs {
+		if lz := x.lz; lz != nil && r.lzActive(lz) {
+			o := 0
+			if lz.region == c.site && c.o > 0 {
+				o = int(c.o)
+			}
+			if lzStateDrop != "instance" {
+				w = r.appendOptKeys(w, lz, o)
+			}
+		}
+	}
+	sp.words = w
+	return xxh3.Hash(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), len(w)*8))
+}
+
+// appendOptKeys encodes option o's keys in the instance lz in flight,
+// from here to its end (appendInst's part for o).
+func (r *runner) appendOptKeys(dst []uint64, lz *lzInst, o int) []uint64 {
+	if lz.evAt == lz.k {
+		return append(dst, 1)
+	}
+	j := lz.k - lz.anchorK - 1
+	if j < 0 || lz.kn == 0 {
+		return append(dst, 2)
+	}
+	dst = append(dst, 3)
+	for x := j; x < lz.kn; x++ {
+		k := lz.key(o, x)
+		dst = append(dst, k.mask, k.sig)
+	}
+	return dst
+}
+
+// findSplit looks the current state (with pending regions) up by its
+// reduced key and its combos' signatures, at path depth depth.
+func (cs *cacheState) findSplit(depth int) (kd keyed, hit bool) {
+	r, sp := cs.r, cs.splitter()
+	r.reduced = true
+	cs.scratch = r.appendState(cs.scratch[:0], cs.c.drop)
+	r.reduced = false
+	k := hashState(cs.scratch)
+	i := len(r.tails.keys)
+	for len(sp.pool) <= i {
+		sp.pool = append(sp.pool, nil)
+	}
+	pts := r.pointCombos(sp.pool[i][:0])
+	for j := range pts {
+		pts[j].sig = r.sig(sp, pts[j].c)
+	}
+	sp.pool[i] = pts
+	p0 := int64(r.points)
+	cs.counts[0].Lookups++
+	if sp.take(pts, k, p0) {
+		cs.counts[0].Hits++
+		cs.hit, cs.hitSplit, cs.hitP, cs.hitAt = true, true, p0, r.clock()
+		r.stopped, r.hitExec = true, r.executed()
+		return keyed{}, true
+	}
+	for j := range pts {
+		if c := pts[j].c; c.o >= 0 {
+			pts[j].t0 = sp.ro[c.site][c.o]
+		}
+	}
+	return keyed{depth: depth, k: k, t0: cs.tot, p0: p0, at: r.clock(), mult: r.rmult, sp: pts}, false
+}
+
+// splitter is the worker's per-combo totals, made at first use.
+func (cs *cacheState) splitter() *splitter {
+	if cs.sp == nil {
+		cs.sp = &splitter{}
+	}
+	if cs.sp.splitTable == nil {
+		cs.sp.splitTable = newSplitTable(cs.c.max, false)
+	}
+	sp := cs.sp
+	if sp.ro == nil {
+		sp.ro = new([fgraph.NumSites][64]totals)
+	}
+	return sp
+}
+
+// take sets sp.hit to the stored totals of every combo of pts under the
+// reduced key k, if all are stored.
+func (sp *splitter) take(pts []splitCombo, k stateKey, p0 int64) bool {
+	sp.hit = sp.hit[:0]
+	if cap(sp.kts) < len(pts) {
+		sp.kts = make([]knownTot, len(pts)+8)
+	}
+	if sp.shared {
+		sp.mu.Lock()
+		defer sp.mu.Unlock()
+	}
+	b := sp.block(k)
+	if b == nil {
+		return false
+	}
+	for i := range pts {
+		pc := &pts[i]
+		rec := find(b, pc.sig)
+		if rec == nil {
+			if splitWrong == "partial" && len(sp.hit) > 0 {
+				continue
+			}
+			return false
+		}
+		runs := int64(rec[1])
+		// (A lazy run counts its choice points once, and stands for
+		// several schedules: a count of points per schedule can come out
+		// below zero here, and is taken as none.)
+		w := weighted{c: pc.c, t: totals{runs: runs, points: max(0, int64(rec[2])+runs*p0), viol: int64(rec[3]), runsK: int64(rec[4]), violK: int64(rec[5])}}
+		if nk := int(uint32(rec[6])); nk > 0 {
+			kt := &sp.kts[:cap(sp.kts)][len(sp.hit)]
+			*kt = knownTot{}
+			for _, x := range sp.slab.at(int32(rec[6]>>32), nk) {
+				kt.d[x.j], kt.dk[x.j], kt.by[x.j] = int64(x.d), int64(x.dk), x.by
+			}
+			w.kt = kt
+		}
+		sp.hit = append(sp.hit, w)
+	}
+	return true
+}
+
+// newKT is a zeroed knownTot for a point's combo.
+func (sp *splitter) newKT() *knownTot {
+	if n := len(sp.free); n > 0 {
+		kt := sp.free[n-1]
+		sp.free = sp.free[:n-1]
+		*kt = knownTot{}
+		return kt
+	}
+	return new(knownTot)
+}
+
+// hitTotals sums the hit's combos: the subtree's totals and known findings.
+func (sp *splitter) hitTotals(t *totals, kt *knownTot, slots []int) (known bool) {
+	for i := range sp.hit {
+		w := &sp.hit[i]
+		t.runs += w.t.runs
+		t.points += w.t.points
+		t.viol += w.t.viol
+		t.runsK += w.t.runsK
+		t.violK += w.t.violK
+		if w.kt != nil {
+			known = true
+			for _, j := range slots {
+				kt.d[j] += w.kt.d[j]
+				kt.dk[j] += w.kt.dk[j]
+				kt.by[j] |= w.kt.by[j]
+			}
+		}
+	}
+	return known
+}
+
+// tailCombos sets sp.hit to the combos of a stored tail the run stopped at
+// (t, kt: its totals), which hold one run: the run's combos at the point
+// (no choice is left, so they are its combos at its end), each one
+// schedule of it with its verdict and known findings.
+func (cs *cacheState) tailCombos(t totals, kt *knownTot) {
+	sp, r := cs.sp, cs.r
+	sp.hit = sp.hit[:0]
+	if len(r.lzList) == 0 {
+		sp.hit = append(sp.hit, weighted{c: progCombo, t: t, kt: kt})
+		return
+	}
+	w, wk := r.lzWeights()
+	if w != t.runs {
+		internalf("split: a stored tail of %d schedules at a point that stands for %d", t.runs, w)
+	}
+	kbuild := t.runsK != 0
+	saved := r.aliasDep
+	if !kbuild {
+		// The tail's run turned alias-dependent after the point.
+		r.aliasDep, wk = true, 0
+		if r.sc.Alias {
+			internalf("split: a stored tail of no kbuild schedule in an alias scenario")
+		}
+	}
+	ws := r.runCombos(sp.run[:0], t.viol > 0, t.points, w, wk)
+	r.aliasDep = saved
+	if wk != t.runsK {
+		internalf("split: a stored tail of %d kbuild schedules at a point that stands for %d", t.runsK, wk)
+	}
+	sp.run = ws
+	if cap(sp.kts) < len(ws) {
+		sp.kts = make([]knownTot, len(ws)+8)
+	}
+	for i, w := range ws {
+		if t.viol > 0 && t.violK == 0 {
+			w.t.violK = 0
+		}
+		w.kt = &sp.kts[:cap(sp.kts)][i]
+		*w.kt = knownTot{}
+		for _, j := range cs.c.kslot {
+			if kt.d[j] != 0 {
+				if kt.d[j] != t.runs {
+					internalf("split: a stored tail of %d schedules detects %s in %d", t.runs, KnownFindings[j].Name, kt.d[j])
+				}
+				w.kt.d[j] = w.t.runs
+				w.kt.by[j] = kt.by[j]
+			}
+			if kt.dk[j] != 0 {
+				w.kt.dk[j] = w.t.runsK
+			}
+		}
+		sp.hit = append(sp.hit, w)
+	}
+}
+
+// at is the index in pts (a point's combos) of the combo c of a run or a
+// hit below the point falls in: c itself if its region is pending at the
+// point, else prog.
+func at(pts []splitCombo, c combo) int {
+	if c.o >= 0 {
+		for i := range pts {
+			if pts[i].c == c {
+				return i
+			}
+		}
+	}
+	if len(pts) == 0 || pts[0].c != progCombo {
+		internalf("split: combo %v below a point without program order", c)
+	}
+	return 0
+}
+
+// addRo adds w's totals to the running totals of its region and option.
+func (sp *splitter) addRo(w *weighted) {
+	if w.c.o < 0 {
+		return
+	}
+	t := &sp.ro[w.c.site][w.c.o]
+	t.runs += w.t.runs
+	t.points += w.t.points
+	t.viol += w.t.viol
+	t.runsK += w.t.runsK
+	t.violK += w.t.violK
+}
+
+// addKnown adds to the combo of the deepest recorded point that each of
+// ws falls in what dets in [from, to) show for its schedules, and, for the
+// other findings, its own known findings (a hit's).
+func (sp *splitter) addKnown(pts []splitCombo, ws []weighted, dets []det, from, to int64, slots []int) {
+	var p preDets
+	p.of(dets, from, to)
+	for i := range ws {
+		w := &ws[i]
+		if w.t.runs == 0 || p.seen == 0 && w.kt == nil {
+			continue
+		}
+		pc := &pts[at(pts, w.c)]
+		if pc.kt == nil {
+			pc.kt = sp.newKT()
+		}
+		pc.kt.addPre(&p, w.t.runs, w.t.runsK, w.kt, slots)
+	}
+}
+
+// comboTotals is, for the recorded point kd whose subtree's totals are t,
+// each combo's totals (prog's are the rest).
+func (sp *splitter) comboTotals(kd *keyed, t totals) []weighted {
+	out := sp.run[:0]
+	rest := t
+	for i := range kd.sp {
+		pc := &kd.sp[i]
+		w := weighted{c: pc.c, kt: pc.kt}
+		if pc.c.o >= 0 {
+			now := sp.ro[pc.c.site][pc.c.o]
+			w.t = totals{runs: now.runs - pc.t0.runs, points: now.points - pc.t0.points, viol: now.viol - pc.t0.viol,
+				runsK: now.runsK - pc.t0.runsK, violK: now.violK - pc.t0.violK}
+			rest.runs -= w.t.runs
+			rest.points -= w.t.points
+			rest.viol -= w.t.viol
+			rest.runsK -= w.t.runsK
+			rest.violK -= w.t.violK
+		}
+		if splitWrong == "by" {
+			w.kt = &kd.kt
+		}
+		out = append(out, w)
+	}
+	if len(out) > 0 && out[0].c == progCombo {
+		out[0].t = rest
+	} else if rest != (totals{}) {
+		internalf("split: %+v of a subtree in no combo of a point without program order", rest)
+	}
+	if rest.runs < 0 || rest.viol < 0 || rest.runsK < 0 || rest.violK < 0 {
+		internalf("split: a subtree's program-order combo has negative totals %+v (choice points are per run, not per schedule: not checked)", rest)
+	}
+	sp.run = out
+	return out
+}
+
+// leaveSplit gives the parent point pp (nil: none) what the subtree of kd,
+// left, holds, and stores kd's combos (kd.sp) or kd (cacheState.store).
+func (cs *cacheState) leaveSplit(kd *keyed, t totals, pp *keyed) {
+	sp, slots := cs.splitter(), cs.c.kslot
+	if kd.sp == nil {
+		if pp != nil && pp.sp != nil {
+			pc := &pp.sp[at(pp.sp, progCombo)]
+			if pc.kt == nil {
+				pc.kt = sp.newKT()
+			}
+			pc.kt.addPre(&kd.pre, t.runs, t.runsK, &kd.kt, slots)
+		}
+		cs.store(*kd, t)
+		return
+	}
+	ws := sp.comboTotals(kd, t)
+	if pp != nil && pp.sp != nil {
+		for i := range ws {
+			w := &ws[i]
+			if w.t.runs == 0 {
+				continue
+			}
+			pc := &pp.sp[at(pp.sp, w.c)]
+			if pc.kt == nil {
+				pc.kt = sp.newKT()
+			}
+			pc.kt.addPre(&kd.pre, w.t.runs, w.t.runsK, w.kt, slots)
+		}
+	}
+	sp.store(kd, ws, slots)
+}
+
+// store stores the combos ws of the point kd that its reduced key does not
+// hold yet, and gives back kd's knownTots.
+func (sp *splitter) store(kd *keyed, ws []weighted, slots []int) {
+	if sp.shared {
+		sp.mu.Lock()
+		defer sp.mu.Unlock()
+	}
+	at, had := sp.tbl[kd.k]
+	b := sp.block(kd.k)
+	for i := range ws {
+		w := &ws[i]
+		sig := kd.sp[i].sig
+		if b != nil && find(b, sig) != nil {
+			continue // the same subtree, stored already
+		}
+		if sp.n >= sp.max || w.t.runs < 0 || w.t.viol < 0 {
+			sp.full++
+			continue
+		}
+		var nk int
+		var kat int32
+		if w.kt != nil {
+			for _, j := range slots {
+				if w.kt.d[j] != 0 {
+					nk++
+				}
+			}
+			if nk > 0 {
+				var ok bool
+				if kat, ok = sp.slab.take(&sp.mem, nk, slabFirst); !ok {
+					sp.full++
+					continue
+				}
+				ks := sp.slab.at(kat, nk)[:0]
+				for _, j := range slots {
+					if w.kt.d[j] != 0 {
+						ks = append(ks, splitKnown{d: uint32(w.kt.d[j]), dk: uint32(w.kt.dk[j]), j: uint8(j), by: w.kt.by[j]})
+					}
+				}
+			}
+		}
+		if b == nil || b[0] == b[1] {
+			// A block of twice the room, the stored combos copied.
+			c, n := 4, 0
+			if b != nil {
+				c, n = 2*int(b[1]), blkHead+int(b[0])*blkRec
+			}
+			nat, ok := sp.blk.take(&sp.mem, blkHead+c*blkRec, slabFirst)
+			if !ok {
+				sp.full++
+				continue
+			}
+			nb := sp.blk.at(nat, blkHead+c*blkRec)
+			if b != nil {
+				// (Read again: take may have moved the first chunk.)
+				copy(nb, sp.blk.at(at, n))
+			}
+			nb[1] = uint64(c)
+			b, at = nb, nat
+			sp.tbl[kd.k] = at
+		}
+		r := b[blkHead+int(b[0])*blkRec:][:blkRec]
+		r[0], r[1], r[2], r[3], r[4], r[5] = sig, uint64(w.t.runs), uint64(w.t.points-w.t.runs*kd.p0), uint64(w.t.viol), uint64(w.t.runsK), uint64(w.t.violK)
+		r[6] = uint64(uint32(kat))<<32 | uint64(nk)
+		b[0]++
+		sp.n++
+	}
+	if !had && b != nil {
+		sp.states++
+	}
+	for i := range kd.sp {
+		if kt := kd.sp[i].kt; kt != nil {
+			sp.free = append(sp.free, kt)
+			kd.sp[i].kt = nil
+		}
+	}
+}
+
+// bytes is the memory the table holds.
+func (sp *splitTable) bytes() int64 {
+	return sp.blk.bytes() + sp.slab.bytes() + int64(len(sp.tbl))*40
+}
+
+// splitHit adds the combos of the subtree the run stopped at (totals t,
+// known findings kt) to the running totals and to the known findings of
+// the deepest recorded point's combos.
+func (d *dfs) splitHit(res *Result, t totals, kt *knownTot) {
+	cs := d.cache
+	sp := cs.splitter()
+	switch {
+	case cs.hitSplit:
+	case cs.hitC != cs.c:
+		cs.tailCombos(t, kt) // a tail
+	default:
+		// A state without pending regions: everything below it is prog.
+		sp.hit = append(sp.hit[:0], weighted{c: progCombo, t: t, kt: kt})
+	}
+	for i := range sp.hit {
+		sp.addRo(&sp.hit[i])
+	}
+	if i := len(d.keys) - 1; i >= 0 && d.keys[i].sp != nil {
+		sp.addKnown(d.keys[i].sp, sp.hit, res.dets, d.keys[i].at, cs.hitAt, cs.c.kslot)
+	}
+}
+
+// release gives back the table's memory, counted in c's stats.
+func (sp *splitTable) release(c *stateCache) {
+	if sp == nil {
+		return
+	}
+	c.splitBytes.Add(sp.bytes())
+	c.mu.Lock()
+	c.stats.States += sp.states
+	c.stats.Full += sp.full
+	c.mu.Unlock()
+	sp.mem.release()
+	*sp = splitTable{}
+}
