@@ -664,7 +664,12 @@ func (cs *cacheState) find(depth int) (kd keyed, hit bool) {
 		}
 	}
 	if depth >= 0 && len(r.lzList) > 0 && cs.splitOn() {
-		return cs.findSplit(depth)
+		kd, hit := cs.findSplit(depth)
+		if hit || !cs.splitter().closed.Load() {
+			return kd, hit
+		}
+		// The table is full: the state is looked up and recorded whole.
+		cs.counts[0].Lookups--
 	}
 	k, ks := cs.key()
 	p0 := int64(r.points)
@@ -943,7 +948,7 @@ func (d *dfs) countRun(res *Result) {
 	if len(res.dets) > 0 {
 		d.addDetsAbove(res.dets, math.MaxInt64, w, wk, nil)
 	}
-	if !cs.splitOn() {
+	if !cs.splitting() {
 		return
 	}
 	sp := cs.splitter()
@@ -989,7 +994,7 @@ func (d *dfs) countHit(res *Result, s *Summary) (t totals) {
 		cs.hitC.add(&t, &e, cs.hitE, cs.hitP)
 		known = cs.hitE.known >= 0
 	}
-	if cs.splitOn() {
+	if cs.splitting() {
 		d.splitHit(res, t, &e)
 	}
 	if m := cs.r.rmult; m > 1 {

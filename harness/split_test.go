@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"sync/atomic"
 	"testing"
 
 	"github.com/fgcheck/fgcheck/fgraph"
@@ -21,8 +22,18 @@ func TestSplitSound(t *testing.T) {
 	std1.Bound.C, std1.Name = 1, "std-C1"
 	k3 := PeerSpin(fgraph.Latest)
 	k3.Bound.K, k3.Name = 3, "peer-spin-K3"
-	for _, sc := range []*Scenario{Standard(fgraph.Latest), std1, PeerSpin(fgraph.Latest), k3} {
+	var closed atomic.Int64
+	splitClosed = &closed
+	defer func() { splitClosed = nil }()
+	full := PeerSpin(fgraph.Latest)
+	full.Name = "peer-spin-full"
+	for _, sc := range []*Scenario{Standard(fgraph.Latest), std1, PeerSpin(fgraph.Latest), k3, full} {
 		opt := ExploreOptions{Cache: true, LazyOrders: true, RunOptions: keep}
+		if sc == full {
+			// A table that fills up half-way: the states met after are
+			// cached whole (splitTable.closed).
+			opt.CacheEntries = 20000
+		}
 		noSplit = true
 		whole, ws := lazyView(t, sc, opt)
 		noSplit = false
@@ -34,6 +45,12 @@ func TestSplitSound(t *testing.T) {
 			t.Errorf("%s: %d schedules (%d of kbuild's) per combo, %d (%d) whole", sc.Name, ss.Runs, ss.Kbuild.Runs, ws.Runs, ws.Kbuild.Runs)
 		}
 		t.Logf("%s: %d runs per combo, %d whole, for %d schedules", sc.Name, ss.Executed, ws.Executed, ss.Runs)
+		if sc == full {
+			if n := closed.Swap(0); n == 0 {
+				t.Errorf("%s: the table of combos did not fill up", sc.Name)
+			}
+			continue
+		}
 		if sc.Bound.C == 0 && ss.Executed >= ws.Executed {
 			t.Errorf("%s: %d runs per combo, %d whole: want fewer", sc.Name, ss.Executed, ws.Executed)
 		}
