@@ -177,12 +177,7 @@ func TestLazyIncompleteStateCaught(t *testing.T) {
 		t.Skip("explores peer-spin and std three times")
 	}
 	keep := RunOptions{KeepGoing: true}
-	scs := []*Scenario{PeerSpin(fgraph.Latest), Standard(fgraph.Latest)}
-	var want []string
-	for _, sc := range scs {
-		w, _ := lazyView(t, sc, ExploreOptions{Cache: true, RunOptions: keep})
-		want = append(want, w)
-	}
+	scs, want := eagerViews(t, keep)
 	// The whole state, as it is keyed without the totals per combo
 	// (TestSplitWrongRulesCaught tests those).
 	noSplit = true
@@ -203,6 +198,19 @@ func TestLazyIncompleteStateCaught(t *testing.T) {
 			t.Errorf("a state without the %s was not caught", drop)
 		}
 	}
+}
+
+// eagerViews is peer-spin and std, with the eager engine's outcome of
+// each (lazyView), for the tests of a wrong rule of the lazy engine.
+func eagerViews(t *testing.T, keep RunOptions) ([]*Scenario, []string) {
+	t.Helper()
+	scs := []*Scenario{PeerSpin(fgraph.Latest), Standard(fgraph.Latest)}
+	var want []string
+	for _, sc := range scs {
+		w, _ := lazyView(t, sc, ExploreOptions{Cache: true, RunOptions: keep})
+		want = append(want, w)
+	}
+	return scs, want
 }
 
 // TestLazySnapWithoutPendingCaught: a snap that forgets the pending

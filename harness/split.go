@@ -239,12 +239,7 @@ var splitWrong string
 // option other than program order.
 func (r *runner) pointCombos(dst []splitCombo) []splitCombo {
 	var regs [8]fgraph.Site
-	ks := append(regs[:0], r.lzList...)
-	slices.Sort(ks)
-	paid := false
-	for _, reg := range ks {
-		paid = paid || r.lzPaid[reg]
-	}
+	ks, paid := r.pendingSorted(regs[:0])
 	if !paid {
 		dst = append(dst, splitCombo{c: progCombo})
 	}
@@ -254,6 +249,17 @@ func (r *runner) pointCombos(dst []splitCombo) []splitCombo {
 		}
 	}
 	return dst
+}
+
+// pendingSorted appends the pending regions to dst by site, and reports
+// whether one has paid.
+func (r *runner) pendingSorted(dst []fgraph.Site) (ks []fgraph.Site, paid bool) {
+	ks = append(dst, r.lzList...)
+	slices.Sort(ks)
+	for _, reg := range ks {
+		paid = paid || r.lzPaid[reg]
+	}
+	return ks, paid
 }
 
 // runCombos is the run's combos at its end with their weights (lzWeights
@@ -269,12 +275,7 @@ func (r *runner) runCombos(dst []weighted, failed bool, points, w, wk int64) []w
 	}
 	kbOK := !r.aliasDep || r.sc.Alias
 	var regs [8]fgraph.Site
-	ks := append(regs[:0], r.lzList...)
-	slices.Sort(ks)
-	paid := false
-	for _, reg := range ks {
-		paid = paid || r.lzPaid[reg]
-	}
+	ks, paid := r.pendingSorted(regs[:0])
 	var sw, swk int64
 	add := func(c combo, cw, cwk int64) {
 		t := totals{runs: cw, runsK: cwk}

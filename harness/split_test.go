@@ -64,12 +64,7 @@ func TestSplitWrongRulesCaught(t *testing.T) {
 		t.Skip("explores peer-spin and std several times")
 	}
 	keep := RunOptions{KeepGoing: true}
-	scs := []*Scenario{PeerSpin(fgraph.Latest), Standard(fgraph.Latest)}
-	var want []string
-	for _, sc := range scs {
-		w, _ := lazyView(t, sc, ExploreOptions{Cache: true, RunOptions: keep})
-		want = append(want, w)
-	}
+	scs, want := eagerViews(t, keep)
 	for _, tc := range []struct {
 		wrong, drop string
 		why         string
