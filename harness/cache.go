@@ -191,7 +191,7 @@ type stateCache struct {
 	mem   arena // the arrays mapped apart from the heap (bigmem.go)
 	exact map[string]cacheEntry
 	stats CacheStats
-	// splitBytes is what the pieces' per-combo tables held (split.go).
+	// splitBytes is what the table of combos held (split.go).
 	splitBytes atomic.Int64
 	// kslot lists the known findings of the scenario's variant (the only
 	// ones a count can be non-zero for), whose counts the slab keeps.
@@ -597,8 +597,8 @@ type cacheState struct {
 	// hitSplit: the hit is of the combos of a state with pending regions
 	// (split.go), in sp.hit.
 	hitSplit bool
-	// sp is the worker's per-combo totals and table, kept across its
-	// pieces (split.go).
+	// sp is the worker's running totals per combo and the shared table
+	// of combos (split.go), kept across its pieces.
 	sp  *splitter
 	tot totals
 	// tails: the tail points the current run recorded (dfs.tail).

@@ -532,8 +532,9 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// The worker's per-combo table (split.go): a subtree is whole
-			// in every piece, as for wc.
+			// The worker's running totals per combo, with the table of
+			// combos the workers share (split.go), kept across its pieces:
+			// a subtree is whole in every piece, as for wc.
 			sp := &splitter{splitTable: stbl}
 			for {
 				n := next.Add(1) - 1

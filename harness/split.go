@@ -385,13 +385,11 @@ func (cs *cacheState) findSplit(depth int) (kd keyed, hit bool) {
 	return keyed{depth: depth, k: k, t0: cs.tot, p0: p0, at: r.clock(), mult: r.rmult, sp: pts}, false
 }
 
-// splitter is the worker's per-combo totals, made at first use.
+// splitter is the worker's per-combo totals (their running totals made at
+// first use).
 func (cs *cacheState) splitter() *splitter {
-	if cs.sp == nil {
-		cs.sp = &splitter{}
-	}
-	if cs.sp.splitTable == nil {
-		cs.sp.splitTable = newSplitTable(cs.c.max, false)
+	if cs.sp == nil || cs.sp.splitTable == nil {
+		internalf("split: a piece without its worker's table of combos")
 	}
 	sp := cs.sp
 	if sp.ro == nil {
@@ -624,13 +622,13 @@ func (sp *splitter) comboTotals(kd *keyed, t totals) []weighted {
 // leaveSplit gives the parent point pp (nil: none) what the subtree of kd,
 // left, holds, and stores kd's combos (kd.sp) or kd (cacheState.store).
 func (cs *cacheState) leaveSplit(kd *keyed, t totals, pp *keyed) {
-	sp, slots := cs.splitter(), cs.c.kslot
 	if !cs.splitting() {
 		if kd.sp == nil {
 			cs.store(*kd, t)
 		}
 		return
 	}
+	sp, slots := cs.splitter(), cs.c.kslot
 	if kd.sp == nil {
 		if pp != nil && pp.sp != nil {
 			pc := &pp.sp[at(pp.sp, progCombo)]
