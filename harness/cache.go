@@ -783,6 +783,12 @@ func (d *dfs) leave(i int) {
 			pp = &d.keys[n-2]
 			pp.kt.addPre(&kd.pre, t.runs, t.runsK, &kd.kt, cs.c.kslot)
 		}
+		if !cs.splitting() {
+			if kd.sp == nil {
+				cs.store(kd, t)
+			}
+			continue // (a point of a table of combos that filled up: not stored)
+		}
 		cs.leaveSplit(&kd, t, pp)
 	}
 }

@@ -620,14 +620,9 @@ func (sp *splitter) comboTotals(kd *keyed, t totals) []weighted {
 }
 
 // leaveSplit gives the parent point pp (nil: none) what the subtree of kd,
-// left, holds, and stores kd's combos (kd.sp) or kd (cacheState.store).
+// left, holds, and stores kd's combos (kd.sp) or kd (cacheState.store),
+// while the totals per combo are kept (splitting).
 func (cs *cacheState) leaveSplit(kd *keyed, t totals, pp *keyed) {
-	if !cs.splitting() {
-		if kd.sp == nil {
-			cs.store(*kd, t)
-		}
-		return
-	}
 	sp, slots := cs.splitter(), cs.c.kslot
 	if kd.sp == nil {
 		if pp != nil && pp.sp != nil {
