@@ -97,15 +97,14 @@ type weighted struct {
 // splitter is a worker's part of the per-combo totals.
 type splitter struct {
 	*splitTable
+	// ro: the running totals per region and order (not program order).
 	ro *[fgraph.NumSites][64]totals
-	// The table: a reduced key's first stored combo (its index in vals,
-	// each linked to the next), and the known findings' counts.
 	// hit is the combos of the subtree the run stopped at (every hit).
 	hit []weighted
-	// Scratch: a run's combos; a signature's words; combos being looked up.
+	// Scratch: a run's or a left point's combos; a signature's words; the
+	// combos of the point recorded at each depth of the path.
 	run   []weighted
 	words []uint64
-	look  []splitCombo
 	pool  [][]splitCombo
 	kts   []knownTot  // a hit's combos' known findings (hit[i].kt)
 	free  []*knownTot // the points' (splitCombo.kt), given back when left
@@ -161,14 +160,6 @@ type splitKnown struct {
 	d, dk uint32
 	j, by uint8
 }
-
-// splitFirst is the bytes of the blocks' and the slab's first chunks: a
-// mapping of its own (bigMin), one huge page that the chunk doubles in. The
-// state cache's tables start smaller, on the heap; the blocks began so too,
-// and peer-spin K=2 took 4,700 page faults instead of 1,900 (a first touch
-// of a small page costs about 14 µs here: bigmem.go), 0.20-0.21 s instead
-// of 0.16-0.17 s.
-const splitFirst = bigMin
 
 // The words of a block: its length and capacity in combos, then per
 // combo its signature, runs, rel (choice points less the prefix's per
@@ -681,7 +672,7 @@ func (sp *splitter) store(kd *keyed, ws []weighted, slots []int) {
 			}
 			if nk > 0 {
 				var ok bool
-				if kat, ok = sp.slab.take(&sp.mem, nk, splitFirst/int(unsafe.Sizeof(splitKnown{}))); !ok {
+				if kat, ok = sp.slab.take(&sp.mem, nk, slabFirst); !ok {
 					sp.close()
 					continue
 				}
@@ -700,7 +691,7 @@ func (sp *splitter) store(kd *keyed, ws []weighted, slots []int) {
 			if b != nil {
 				c, n = 2*int(b[1]), blkHead+int(b[0])*blkRec
 			}
-			nat, ok := sp.blk.take(&sp.mem, blkHead+c*blkRec, splitFirst/8)
+			nat, ok := sp.blk.take(&sp.mem, blkHead+c*blkRec, slabFirst)
 			if !ok {
 				sp.close()
 				continue
