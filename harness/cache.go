@@ -358,11 +358,15 @@ func slotKey(k stateKey) (uint64, uint32) {
 }
 
 // find returns the slot of k, or the free slot where it would go.
-func (c *stateCache) find(a uint64, b uint32) int {
-	mask := len(c.slots) - 1
+func (c *stateCache) find(a uint64, b uint32) int { return probe(c.slots, a, b) }
+
+// probe returns the slot of (a, b) in slots (a power of two of them, not
+// all filled), or the free slot where it would go.
+func probe(slots []slot, a uint64, b uint32) int {
+	mask := len(slots) - 1
 	i := int(a) & mask
 	for {
-		s := &c.slots[i]
+		s := &slots[i]
 		if s.a == a && uint32(s.be) == b || s.a == 0 && s.be == 0 {
 			return i
 		}

@@ -67,6 +67,22 @@ func settle(res *Result) {
 	}
 }
 
+// giveBack gives the pool back the current run's schedule slices evs and
+// ords, about to be replaced (loadData), where it has none: they are no
+// result's yet. Not when an OnChoice callback saw the schedule: it may
+// keep the slices.
+func (p *resultPool) giveBack(r *runner, evs []Event, ords []Order) {
+	if r.opt.OnChoice != nil {
+		return
+	}
+	if p.evs == nil {
+		p.evs = evs
+	}
+	if p.ords == nil {
+		p.ords = ords
+	}
+}
+
 // events is the slice for the run's events, with room for n.
 func (p *resultPool) events(n int) []Event { return take(&p.evs, n) }
 

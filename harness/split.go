@@ -119,8 +119,11 @@ type splitTable struct {
 	// (blkHead, then blkRec words per combo: the signature, the totals,
 	// the known findings' place in slab), so that a lookup of every combo
 	// of a state reads one block (a table keyed per combo cost a cache
-	// miss per combo: 0.4 s more on peer-spin K=3).
-	tbl    map[stateKey]int32
+	// miss per combo: 0.4 s more on peer-spin K=3). The index is slots as
+	// the state cache's (a Go map was 10 MB of garbage as it grew and 2 %
+	// of peer-spin K=3's time in its lookups); keys is how many it holds.
+	slots  []slot
+	keys   int
 	blk    chunked[uint64]
 	slab   chunked[splitKnown]
 	mem    arena
@@ -149,7 +152,8 @@ func newSplitTable(max int, shared bool) *splitTable {
 	if max <= 0 {
 		max = DefaultCacheEntries
 	}
-	t := &splitTable{tbl: map[stateKey]int32{}, max: max, shared: shared}
+	t := &splitTable{max: max, shared: shared}
+	t.slots = allocOf[slot](&t.mem, 1<<10)
 	t.blk.shift, t.slab.shift = slabChunkShift, slabChunkShift
 	return t
 }
@@ -170,9 +174,36 @@ const (
 	blkRec  = 7
 )
 
+// index is where the block of reduced key k starts in blk, if it has one.
+func (sp *splitTable) index(k stateKey) (int32, bool) {
+	a, b := slotKey(k)
+	s := sp.slots[probe(sp.slots, a, b)]
+	return s.entry(), s.a != 0 || s.be != 0
+}
+
+// setIndex makes at the start of k's block.
+func (sp *splitTable) setIndex(k stateKey, at int32) {
+	if (sp.keys+1)*4 > len(sp.slots)*3 {
+		old := sp.slots
+		sp.slots = allocOf[slot](&sp.mem, 2*len(old))
+		for _, s := range old {
+			if s.a != 0 || s.be != 0 {
+				sp.slots[probe(sp.slots, s.a, uint32(s.be))] = s
+			}
+		}
+		freeOf(&sp.mem, old)
+	}
+	a, b := slotKey(k)
+	i := probe(sp.slots, a, b)
+	if s := sp.slots[i]; s.a == 0 && s.be == 0 {
+		sp.keys++
+	}
+	sp.slots[i] = mkSlot(a, b, at)
+}
+
 // block is the stored combos of reduced key k (nil: none).
 func (sp *splitTable) block(k stateKey) []uint64 {
-	at, ok := sp.tbl[k]
+	at, ok := sp.index(k)
 	if !ok {
 		return nil
 	}
@@ -650,7 +681,7 @@ func (sp *splitter) store(kd *keyed, ws []weighted, slots []int) {
 		sp.mu.Lock()
 		defer sp.mu.Unlock()
 	}
-	at, had := sp.tbl[kd.k]
+	at, had := sp.index(kd.k)
 	b := sp.block(kd.k)
 	for i := range ws {
 		w := &ws[i]
@@ -703,7 +734,7 @@ func (sp *splitter) store(kd *keyed, ws []weighted, slots []int) {
 			}
 			nb[1] = uint64(c)
 			b, at = nb, nat
-			sp.tbl[kd.k] = at
+			sp.setIndex(kd.k, at)
 		}
 		r := b[blkHead+int(b[0])*blkRec:][:blkRec]
 		r[0], r[1], r[2], r[3], r[4], r[5] = sig, uint64(w.t.runs), uint64(w.t.points-w.t.runs*kd.p0), uint64(w.t.viol), uint64(w.t.runsK), uint64(w.t.violK)
@@ -724,7 +755,7 @@ func (sp *splitter) store(kd *keyed, ws []weighted, slots []int) {
 
 // bytes is the memory the table holds.
 func (sp *splitTable) bytes() int64 {
-	return sp.blk.bytes() + sp.slab.bytes() + int64(len(sp.tbl))*40
+	return sp.blk.bytes() + sp.slab.bytes() + int64(len(sp.slots))*16
 }
 
 // splitHit adds the combos of the subtree the run stopped at (totals t,
