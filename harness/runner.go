@@ -286,6 +286,8 @@ type runner struct {
 	// (checkRetAddrs).
 	cursors     [8]int
 	cursorDepth int
+	// unwMsgs: the unwinder oracle's messages rendered so far (unwMsg).
+	unwMsgs map[unwKey]string
 	// The remote unwind merged across commits (unwindext.go): the remote
 	// action (-1: off), and the last evaluation of it (at ver, with
 	// current uxCur); evalAny catches every report of one.
