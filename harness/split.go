@@ -116,8 +116,8 @@ type splitTable struct {
 	mu     sync.Mutex
 	shared bool
 	// The table: per reduced key, a block of its stored combos in blk
-	// (blkHead, then blkRec words per combo: the signature, the totals,
-	// the known findings' place in slab), so that a lookup of every combo
+	// (blkLen: the signatures, then per combo the totals and the known
+	// findings' place in slab), so that a lookup of every combo
 	// of a state reads one block (a table keyed per combo cost a cache
 	// miss per combo: 0.4 s more on peer-spin K=3). The index is slots as
 	// the state cache's (a Go map was 10 MB of garbage as it grew and 2 %
@@ -165,14 +165,20 @@ type splitKnown struct {
 	j, by uint8
 }
 
-// The words of a block: its length and capacity in combos, then per
-// combo its signature, runs, rel (choice points less the prefix's per
-// schedule, as cacheEntry), viol, runsK, violK, and its known findings
-// (the first's index in slab << 32 | their number).
+// The words of a block of capacity c: its length and c, the combos'
+// signatures (c words, side by side, so that a search reads eight to a
+// cache line: with each beside its totals, the searches were 2 % of
+// peer-spin K=3's instructions), then per combo blkRec words: runs, rel
+// (choice points less the prefix's per schedule, as cacheEntry), viol,
+// runsK, violK, and its known findings (the first's index in slab << 32 |
+// their number).
 const (
 	blkHead = 2
-	blkRec  = 7
+	blkRec  = 6
 )
+
+// blkLen is the length of a block of capacity c.
+func blkLen(c int) int { return blkHead + c*(1+blkRec) }
 
 // index is where the block of reduced key k starts in blk, if it has one.
 func (sp *splitTable) index(k stateKey) (int32, bool) {
@@ -208,15 +214,15 @@ func (sp *splitTable) block(k stateKey) []uint64 {
 		return nil
 	}
 	c := int(sp.blk.at(at, blkHead)[1])
-	return sp.blk.at(at, blkHead+c*blkRec)
+	return sp.blk.at(at, blkLen(c))
 }
 
 // find is the record of the combo of signature sig in block b (nil: none).
 func find(b []uint64, sig uint64) []uint64 {
-	n := int(b[0])
-	for i := 0; i < n; i++ {
-		if r := b[blkHead+i*blkRec:]; r[0] == sig {
-			return r[:blkRec]
+	n, c := int(b[0]), int(b[1])
+	for i, s := range b[blkHead : blkHead+n] {
+		if s == sig {
+			return b[blkHead+c+i*blkRec:][:blkRec]
 		}
 	}
 	return nil
@@ -444,15 +450,15 @@ func (sp *splitter) take(pts []splitCombo, k stateKey, p0 int64) bool {
 			}
 			return false
 		}
-		runs := int64(rec[1])
+		runs := int64(rec[0])
 		// (A lazy run counts its choice points once, and stands for
 		// several schedules: a count of points per schedule can come out
 		// below zero here, and is taken as none.)
-		w := weighted{c: pc.c, t: totals{runs: runs, points: max(0, int64(rec[2])+runs*p0), viol: int64(rec[3]), runsK: int64(rec[4]), violK: int64(rec[5])}}
-		if nk := int(uint32(rec[6])); nk > 0 {
+		w := weighted{c: pc.c, t: totals{runs: runs, points: max(0, int64(rec[1])+runs*p0), viol: int64(rec[2]), runsK: int64(rec[3]), violK: int64(rec[4])}}
+		if nk := int(uint32(rec[5])); nk > 0 {
 			kt := &sp.kts[:cap(sp.kts)][len(sp.hit)]
 			*kt = knownTot{}
-			for _, x := range sp.slab.at(int32(rec[6]>>32), nk) {
+			for _, x := range sp.slab.at(int32(rec[5]>>32), nk) {
 				kt.d[x.j], kt.dk[x.j], kt.by[x.j] = int64(x.d), int64(x.dk), x.by
 			}
 			w.kt = kt
@@ -718,27 +724,33 @@ func (sp *splitter) store(kd *keyed, ws []weighted, slots []int) {
 		if b == nil || b[0] == b[1] {
 			// A block of twice the room, the stored combos copied.
 			// (A new block takes the point's combos at once.)
-			c, n := max(4, 1<<bits.Len(uint(len(ws)-1))), 0
+			c, n, oc := max(4, 1<<bits.Len(uint(len(ws)-1))), 0, 0
 			if b != nil {
-				c, n = 2*int(b[1]), blkHead+int(b[0])*blkRec
+				oc = int(b[1])
+				c, n = 2*oc, int(b[0])
 			}
-			nat, ok := sp.blk.take(&sp.mem, blkHead+c*blkRec, slabFirst)
+			nat, ok := sp.blk.take(&sp.mem, blkLen(c), slabFirst)
 			if !ok {
 				sp.close()
 				continue
 			}
-			nb := sp.blk.at(nat, blkHead+c*blkRec)
+			nb := sp.blk.at(nat, blkLen(c))
 			if b != nil {
 				// (Read again: take may have moved the first chunk.)
-				copy(nb, sp.blk.at(at, n))
+				ob := sp.blk.at(at, blkLen(oc))
+				copy(nb[blkHead:], ob[blkHead:blkHead+n])
+				copy(nb[blkHead+c:], ob[blkHead+oc:blkHead+oc+n*blkRec])
+				nb[0] = uint64(n)
 			}
 			nb[1] = uint64(c)
 			b, at = nb, nat
 			sp.setIndex(kd.k, at)
 		}
-		r := b[blkHead+int(b[0])*blkRec:][:blkRec]
-		r[0], r[1], r[2], r[3], r[4], r[5] = sig, uint64(w.t.runs), uint64(w.t.points-w.t.runs*kd.p0), uint64(w.t.viol), uint64(w.t.runsK), uint64(w.t.violK)
-		r[6] = uint64(uint32(kat))<<32 | uint64(nk)
+		n, c := int(b[0]), int(b[1])
+		b[blkHead+n] = sig
+		r := b[blkHead+c+n*blkRec:][:blkRec]
+		r[0], r[1], r[2], r[3], r[4] = uint64(w.t.runs), uint64(w.t.points-w.t.runs*kd.p0), uint64(w.t.viol), uint64(w.t.runsK), uint64(w.t.violK)
+		r[5] = uint64(uint32(kat))<<32 | uint64(nk)
 		b[0]++
 		sp.n++
 	}
