@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"math"
 	"math/bits"
 	"slices"
 	"sync"
@@ -168,13 +169,17 @@ type splitKnown struct {
 // The words of a block of capacity c: its length and c, the combos'
 // signatures (c words, side by side, so that a search reads eight to a
 // cache line: with each beside its totals, the searches were 2 % of
-// peer-spin K=3's instructions), then per combo blkRec words: runs, rel
-// (choice points less the prefix's per schedule, as cacheEntry), viol,
-// runsK, violK, and its known findings (the first's index in slab << 32 |
-// their number).
+// peer-spin K=3's instructions), then per combo blkRec words: runs |
+// viol<<32, runsK | violK<<32, rel (choice points less the prefix's per
+// schedule, as cacheEntry), and its known findings (the first's index in
+// slab << 32 | their number). (Counts past 32 bits are not stored: a
+// subtree of more than 4 G schedules. With a word per count the table
+// took 50 % more memory, and on this project's virtual machine every MiB
+// first touched costs about 1.4 ms of the kernel's page clearing: 9 % of
+// peer-spin K=3's time, two thirds of it this table's.)
 const (
 	blkHead = 2
-	blkRec  = 6
+	blkRec  = 4
 )
 
 // blkLen is the length of a block of capacity c.
@@ -450,15 +455,15 @@ func (sp *splitter) take(pts []splitCombo, k stateKey, p0 int64) bool {
 			}
 			return false
 		}
-		runs := int64(rec[0])
+		runs := int64(uint32(rec[0]))
 		// (A lazy run counts its choice points once, and stands for
 		// several schedules: a count of points per schedule can come out
 		// below zero here, and is taken as none.)
-		w := weighted{c: pc.c, t: totals{runs: runs, points: max(0, int64(rec[1])+runs*p0), viol: int64(rec[2]), runsK: int64(rec[3]), violK: int64(rec[4])}}
-		if nk := int(uint32(rec[5])); nk > 0 {
+		w := weighted{c: pc.c, t: totals{runs: runs, points: max(0, int64(rec[2])+runs*p0), viol: int64(rec[0] >> 32), runsK: int64(uint32(rec[1])), violK: int64(rec[1] >> 32)}}
+		if nk := int(uint32(rec[3])); nk > 0 {
 			kt := &sp.kts[:cap(sp.kts)][len(sp.hit)]
 			*kt = knownTot{}
-			for _, x := range sp.slab.at(int32(rec[5]>>32), nk) {
+			for _, x := range sp.slab.at(int32(rec[3]>>32), nk) {
 				kt.d[x.j], kt.dk[x.j], kt.by[x.j] = int64(x.d), int64(x.dk), x.by
 			}
 			w.kt = kt
@@ -695,7 +700,7 @@ func (sp *splitter) store(kd *keyed, ws []weighted, slots []int) {
 		if b != nil && find(b, sig) != nil {
 			continue // the same subtree, stored already
 		}
-		if sp.n >= sp.max || w.t.runs < 0 || w.t.viol < 0 {
+		if sp.n >= sp.max || !fits32(w.t) {
 			sp.close()
 			continue
 		}
@@ -722,12 +727,12 @@ func (sp *splitter) store(kd *keyed, ws []weighted, slots []int) {
 			}
 		}
 		if b == nil || b[0] == b[1] {
-			// A block of twice the room, the stored combos copied.
-			// (A new block takes the point's combos at once.)
-			c, n, oc := max(4, 1<<bits.Len(uint(len(ws)-1))), 0, 0
+			// A block with room for the point's combos not stored
+			// yet (at most those left), the stored combos copied.
+			c, n, oc := len(ws)-i, 0, 0
 			if b != nil {
-				oc = int(b[1])
-				c, n = 2*oc, int(b[0])
+				oc, n = int(b[1]), int(b[0])
+				c = max(n+c, oc+oc/2)
 			}
 			nat, ok := sp.blk.take(&sp.mem, blkLen(c), slabFirst)
 			if !ok {
@@ -749,8 +754,8 @@ func (sp *splitter) store(kd *keyed, ws []weighted, slots []int) {
 		n, c := int(b[0]), int(b[1])
 		b[blkHead+n] = sig
 		r := b[blkHead+c+n*blkRec:][:blkRec]
-		r[0], r[1], r[2], r[3], r[4] = uint64(w.t.runs), uint64(w.t.points-w.t.runs*kd.p0), uint64(w.t.viol), uint64(w.t.runsK), uint64(w.t.violK)
-		r[5] = uint64(uint32(kat))<<32 | uint64(nk)
+		r[0], r[1] = uint64(w.t.runs)|uint64(w.t.viol)<<32, uint64(w.t.runsK)|uint64(w.t.violK)<<32
+		r[2], r[3] = uint64(w.t.points-w.t.runs*kd.p0), uint64(uint32(kat))<<32|uint64(nk)
 		b[0]++
 		sp.n++
 	}
@@ -763,6 +768,16 @@ func (sp *splitter) store(kd *keyed, ws []weighted, slots []int) {
 			kd.sp[i].kt = nil
 		}
 	}
+}
+
+// fits32 reports whether t's counts fit a block's 32-bit fields.
+func fits32(t totals) bool {
+	for _, v := range [4]int64{t.runs, t.viol, t.runsK, t.violK} {
+		if v < 0 || v > math.MaxUint32 {
+			return false
+		}
+	}
+	return true
 }
 
 // bytes is the memory the table holds.

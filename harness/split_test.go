@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"math"
 	"sync/atomic"
 	"testing"
 
@@ -94,5 +95,42 @@ func TestSplitWrongRulesCaught(t *testing.T) {
 		if !caught {
 			t.Errorf("%s not caught: %s", name, tc.why)
 		}
+	}
+}
+
+// TestSplitBlockRoundTrip: a block gives back the totals stored in it,
+// packed two counts to a word, after it grew; a combo whose counts do not
+// fit 32 bits is not stored (the table closes) and its state then misses.
+func TestSplitBlockRoundTrip(t *testing.T) {
+	sp := &splitter{splitTable: newSplitTable(100, false)}
+	k := stateKey{1, 2}
+	const p0 = 3
+	prog, other := combo{o: -1}, combo{site: 1, o: 2}
+	want := map[combo]totals{
+		prog:  {runs: 5, points: 5*p0 + 7, viol: 1, runsK: 4, violK: 1},
+		other: {runs: math.MaxUint32, points: 10 * math.MaxUint32, viol: math.MaxUint32 - 1, runsK: 3, violK: 2},
+	}
+	// Stored one at a time: the second store grows the block.
+	for i, c := range []combo{prog, other} {
+		kd := &keyed{k: k, p0: p0, sp: []splitCombo{{c: c, sig: uint64(11 * (i + 1))}}}
+		sp.store(kd, []weighted{{c: c, t: want[c]}}, nil)
+	}
+	pts := []splitCombo{{c: prog, sig: 11}, {c: other, sig: 22}}
+	if !sp.take(pts, k, p0) {
+		t.Fatal("a state whose two combos were stored missed")
+	}
+	for _, w := range sp.hit {
+		if w.t != want[w.c] {
+			t.Errorf("combo %+v: got %+v back, stored %+v", w.c, w.t, want[w.c])
+		}
+	}
+	wide := combo{site: 2, o: 1}
+	kd := &keyed{k: k, p0: p0, sp: []splitCombo{{c: wide, sig: 33}}}
+	sp.store(kd, []weighted{{c: wide, t: totals{runs: math.MaxUint32 + 1}}}, nil)
+	if !sp.closed.Load() {
+		t.Error("a combo of more than 2^32 schedules was stored, or refused without closing the table")
+	}
+	if sp.take(append(pts, splitCombo{c: wide, sig: 33}), k, p0) {
+		t.Error("a state with a combo too wide to store hit")
 	}
 }
