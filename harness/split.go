@@ -154,7 +154,6 @@ func newSplitTable(max int, shared bool) *splitTable {
 		max = DefaultCacheEntries
 	}
 	t := &splitTable{max: max, shared: shared}
-	t.slots = allocOf[slot](&t.mem, 1<<10)
 	t.blk.shift, t.slab.shift = slabChunkShift, slabChunkShift
 	return t
 }
@@ -187,6 +186,9 @@ func blkLen(c int) int { return blkHead + c*(1+blkRec) }
 
 // index is where the block of reduced key k starts in blk, if it has one.
 func (sp *splitTable) index(k stateKey) (int32, bool) {
+	if len(sp.slots) == 0 {
+		return 0, false // nothing stored yet: no slots either
+	}
 	a, b := slotKey(k)
 	s := sp.slots[probe(sp.slots, a, b)]
 	return s.entry(), s.a != 0 || s.be != 0
@@ -194,6 +196,9 @@ func (sp *splitTable) index(k stateKey) (int32, bool) {
 
 // setIndex makes at the start of k's block.
 func (sp *splitTable) setIndex(k stateKey, at int32) {
+	if sp.slots == nil {
+		sp.slots = allocOf[slot](&sp.mem, 1<<10)
+	}
 	if (sp.keys+1)*4 > len(sp.slots)*3 {
 		old := sp.slots
 		sp.slots = allocOf[slot](&sp.mem, 2*len(old))
