@@ -99,8 +99,9 @@ func TestSplitWrongRulesCaught(t *testing.T) {
 }
 
 // TestSplitBlockRoundTrip: a block gives back the totals stored in it,
-// packed two counts to a word, after it grew; a combo whose counts do not
-// fit 32 bits is not stored (the table closes) and its state then misses.
+// packed two counts to a word, after it grew; the block it left behind
+// serves a new one; a combo whose counts do not fit 32 bits is not stored
+// (the table closes) and its state then misses.
 func TestSplitBlockRoundTrip(t *testing.T) {
 	sp := &splitter{splitTable: newSplitTable(100, false)}
 	k := stateKey{1, 2}
@@ -123,6 +124,24 @@ func TestSplitBlockRoundTrip(t *testing.T) {
 		if w.t != want[w.c] {
 			t.Errorf("combo %+v: got %+v back, stored %+v", w.c, w.t, want[w.c])
 		}
+	}
+	// The block left behind by the growth serves the next new block,
+	// without what it held.
+	k2 := stateKey{3, 4}
+	third := combo{site: 3, o: 1}
+	t3 := totals{runs: 7, points: 7 * p0, runsK: 7}
+	sp.store(&keyed{k: k2, p0: p0, sp: []splitCombo{{c: third, sig: 44}}}, []weighted{{c: third, t: t3}}, nil)
+	if n := len(sp.spare[1]); n != 0 {
+		t.Errorf("%d blocks of room 1 left spare after a new block of room 1 was made", n)
+	}
+	if !sp.take([]splitCombo{{c: third, sig: 44}}, k2, p0) || len(sp.hit) != 1 || sp.hit[0].t != t3 {
+		t.Errorf("a block made from a spare one read back %+v, stored %+v", sp.hit, t3)
+	}
+	if sp.take([]splitCombo{{c: prog, sig: 11}}, k2, p0) {
+		t.Error("a block made from a spare one holds a combo of the block it was")
+	}
+	if !sp.take(pts, k, p0) || len(sp.hit) != 2 {
+		t.Error("the grown block lost its combos when its old block was taken again")
 	}
 	wide := combo{site: 2, o: 1}
 	kd := &keyed{k: k, p0: p0, sp: []splitCombo{{c: wide, sig: 33}}}
