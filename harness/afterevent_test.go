@@ -83,6 +83,24 @@ func TestAfterEventSound(t *testing.T) {
 	})
 }
 
+// TestAfterEventNestedSound: the lookups right after an interrupt returns
+// into another interrupt, left out (afterEvent), give the same outcome
+// when they are made (afterEvNested) on every mode of TestAfterEventSound;
+// and leaving them out stores fewer states (peer-spin with lazy orders)
+// with the same runs.
+func TestAfterEventNestedSound(t *testing.T) {
+	sameWithout(t, &afterEvNested, "leaving out the lookups back inside an interrupt")
+	sc, opt := PeerSpin(fgraph.Latest), ExploreOptions{Cache: true, LazyOrders: true}
+	var on *Summary
+	withSet(&afterEvNested, func() { _, on = exploredSummary(t, sc, opt) })
+	_, off := exploredSummary(t, sc, opt)
+	if off.Cache.States >= on.Cache.States || off.Executed != on.Executed {
+		t.Errorf("without the lookups back inside an interrupt: %d states stored and %d runs, with them %d and %d; want fewer states, the same runs",
+			off.Cache.States, off.Executed, on.Cache.States, on.Executed)
+	}
+	t.Logf("states stored: %d without the lookups back inside an interrupt, %d with them", off.Cache.States, on.Cache.States)
+}
+
 // eachModeWithout explores each of afterEventModes with *off set (the
 // explorer without the part under test) and then as it is, and hands f
 // the two outcomes.
