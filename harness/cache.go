@@ -360,6 +360,18 @@ func slotKey(k stateKey) (uint64, uint32) {
 // find returns the slot of k, or the free slot where it would go.
 func (c *stateCache) find(a uint64, b uint32) int { return probe(c.slots, a, b) }
 
+// doubled is old's filled slots in a new array of twice as many, mapped
+// in a (old stays: the caller frees or retires it).
+func doubled(a *arena, old []slot) []slot {
+	slots := allocOf[slot](a, 2*len(old))
+	for _, s := range old {
+		if s.a != 0 || s.be != 0 {
+			slots[probe(slots, s.a, uint32(s.be))] = s
+		}
+	}
+	return slots
+}
+
 // probe returns the slot of (a, b) in slots (a power of two of them, not
 // all filled), or the free slot where it would go.
 func probe(slots []slot, a uint64, b uint32) int {
@@ -522,12 +534,7 @@ func (c *stateCache) room() bool {
 
 func (c *stateCache) grow() {
 	old := c.slots
-	c.slots = allocOf[slot](&c.mem, 2*len(old))
-	for _, s := range old {
-		if s.a != 0 || s.be != 0 {
-			c.slots[c.find(s.a, uint32(s.be))] = s
-		}
-	}
+	c.slots = doubled(&c.mem, old)
 	if c.pub.Load() == nil {
 		freeOf(&c.mem, old)
 		return

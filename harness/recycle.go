@@ -69,12 +69,8 @@ func settle(res *Result) {
 
 // giveBack gives the pool back the current run's schedule slices evs and
 // ords, about to be replaced (loadData), where it has none: they are no
-// result's yet. Not when an OnChoice callback saw the schedule: it may
-// keep the slices.
-func (p *resultPool) giveBack(r *runner, evs []Event, ords []Order) {
-	if r.opt.OnChoice != nil {
-		return
-	}
+// result's yet (and no OnChoice callback saw them: it may keep them).
+func (p *resultPool) giveBack(evs []Event, ords []Order) {
 	if p.evs == nil {
 		p.evs = evs
 	}

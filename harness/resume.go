@@ -398,7 +398,9 @@ func (r *runner) loadData(p *snap) {
 	// event snap restored after a snap) go back to the pool first: a new
 	// pair at every restore but the first was 23 MB of garbage on
 	// peer-spin K=3.
-	r.pool.giveBack(r, r.sched.Events, r.sched.Orders)
+	if r.opt.OnChoice == nil { // a callback that saw them may keep them
+		r.pool.giveBack(r.sched.Events, r.sched.Orders)
+	}
 	r.sched.Events, r.sched.Orders = nil, nil
 	if len(p.events) > 0 {
 		r.sched.Events = append(r.pool.events(len(p.events)+r.sc.Bound.K+r.sc.Bound.E), p.events...)

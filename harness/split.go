@@ -209,12 +209,7 @@ func (sp *splitTable) setIndex(k stateKey, at int32) {
 	}
 	if (sp.keys+1)*4 > len(sp.slots)*3 {
 		old := sp.slots
-		sp.slots = allocOf[slot](&sp.mem, 2*len(old))
-		for _, s := range old {
-			if s.a != 0 || s.be != 0 {
-				sp.slots[probe(sp.slots, s.a, uint32(s.be))] = s
-			}
-		}
+		sp.slots = doubled(&sp.mem, old)
 		freeOf(&sp.mem, old)
 	}
 	a, b := slotKey(k)
@@ -225,14 +220,15 @@ func (sp *splitTable) setIndex(k stateKey, at int32) {
 	sp.slots[i] = mkSlot(a, b, at)
 }
 
-// block is the stored combos of reduced key k (nil: none).
-func (sp *splitTable) block(k stateKey) []uint64 {
+// block is the stored combos of reduced key k (nil: none) and where they
+// start in blk.
+func (sp *splitTable) block(k stateKey) (b []uint64, at int32) {
 	at, ok := sp.index(k)
 	if !ok {
-		return nil
+		return nil, 0
 	}
 	c := int(sp.blk.at(at, blkHead)[1])
-	return sp.blk.at(at, blkLen(c))
+	return sp.blk.at(at, blkLen(c)), at
 }
 
 // find is the record of the combo of signature sig in block b (nil: none).
@@ -455,7 +451,7 @@ func (sp *splitter) take(pts []splitCombo, k stateKey, p0 int64) bool {
 		sp.mu.Lock()
 		defer sp.mu.Unlock()
 	}
-	b := sp.block(k)
+	b, _ := sp.block(k)
 	if b == nil {
 		return false
 	}
@@ -705,8 +701,8 @@ func (sp *splitter) store(kd *keyed, ws []weighted, slots []int) {
 		sp.mu.Lock()
 		defer sp.mu.Unlock()
 	}
-	at, had := sp.index(kd.k)
-	b := sp.block(kd.k)
+	b, at := sp.block(kd.k)
+	had := b != nil
 	for i := range ws {
 		w := &ws[i]
 		sig := kd.sp[i].sig
