@@ -536,13 +536,16 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 			// combos the workers share (split.go), kept across its pieces:
 			// a subtree is whole in every piece, as for wc.
 			sp := &splitter{splitTable: stbl}
+			// The worker's clean checks' inputs, kept across its pieces
+			// (readseen.go).
+			seen := &readerSeen{}
 			for {
 				n := next.Add(1) - 1
 				if n >= int64(e.pieces) {
 					return
 				}
 				i := nth(n)
-				s, err := protect(func() (*Summary, error) { return e.piece(i, wc, sp) })
+				s, err := protect(func() (*Summary, error) { return e.piece(i, wc, sp, seen) })
 				e.mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = err
@@ -624,13 +627,15 @@ func (e *explorer) resumed(i int) *Summary {
 }
 
 // piece explores piece i of the job's shard (shard Shard+i*shards of
-// shards*pieces) and returns its summary.
-func (e *explorer) piece(i int, wc *stateCache, sp *splitter) (*Summary, error) {
+// shards*pieces) with the worker's seen (readseen.go) and returns its
+// summary.
+func (e *explorer) piece(i int, wc *stateCache, sp *splitter, seen *readerSeen) (*Summary, error) {
 	opt := e.opt
 	r, err := newRunner(e.sc)
 	if err != nil {
 		return nil, err
 	}
+	r.rseen = seen
 	shard, of := opt.Shard+i*e.shards, e.shards*e.pieces
 	d := &dfs{shard: shard, of: of, zero: true}
 	r.lazy = opt.LazyOrders

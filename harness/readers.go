@@ -108,6 +108,18 @@ func (r *runner) checkReaders(c *ctx, s fgraph.Site) {
 		}
 		return
 	}
+	if memo && !readerSeenOff {
+		if mask, ok := r.rseen.hit(r, t); ok {
+			if readerMemoSkips != nil {
+				readerMemoSkips.Add(1)
+			}
+			if readerSeenHits != nil {
+				readerSeenHits.Add(1)
+			}
+			r.rmemo.save(r, t, mask)
+			return
+		}
+	}
 	nv, nw := r.violations, len(m.Warnings)
 	w := &r.rwatch
 	if memo {
@@ -120,6 +132,9 @@ func (r *runner) checkReaders(c *ctx, s fgraph.Site) {
 	w.on = false
 	if memo && r.violations == nv && len(m.Warnings) == nw && !r.stopped && !w.other {
 		r.rmemo.save(r, t, w.mask)
+		if !readerSeenOff {
+			r.rseen.add(r, t, w.mask)
+		}
 	} else {
 		r.rmemo.ok = false
 	}
@@ -185,6 +200,8 @@ func (w *readWatch) Fence(s fgraph.Site, f fgraph.Fence) {}
 // the readers read more (the any-instant walker reads the model, a
 // compiled target its own memory) and where a report would not count (an
 // evaluation, a counterfactual probe, a deferred stop).
+// Past the last clean check, readerSeen (readseen.go) keeps the inputs
+// of every clean one of the worker's exploration.
 // TestReaderMemoSound compares explorations with it and without it;
 // TestReaderMemoCaught shows that a memo blind to curr_ret_stack is
 // caught. (One blind to the real stack, or to the frame
@@ -200,8 +217,9 @@ type readerMemo struct {
 	slots       []fgraph.Word // retp, val, orig per slot of the real stack
 }
 
-// readerMemoOff turns the memo off; readerMemoDrop names a part of its
-// inputs to leave out, to show that the tests catch it; readerMemoSkips,
+// readerMemoOff turns the memo off (and readerSeen); readerMemoDrop names
+// a part of its inputs to leave out, to show that the tests catch it
+// ("curr": curr_ret_stack; "words": readerSeen's values of the words); readerMemoSkips,
 // when set, counts the checks it left out (tests).
 var (
 	readerMemoOff   bool

@@ -160,6 +160,7 @@ type runner struct {
 	maxOff, varBase int
 	stacks          []taskStack // per task (visible, checkCapacity)
 	rmemo           readerMemo  // the in-place readers' last clean inputs (readers.go)
+	rseen           *readerSeen // the inputs of the clean in-place checks so far (readseen.go)
 	rwatch          readWatch   // the reads of an in-place walk (readers.go)
 	mcfg            model.Config
 	m               *fgraph.Machine
@@ -510,7 +511,7 @@ func newRunner(sc *Scenario) (*runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{sc: sc, cfg: cfg, m: m, budget: StepBudget(sc), maxOff: cfg.ShadowStackMaxOffset(), varBase: cfg.TaskVarBase(), chgAt: -1}
+	r := &runner{sc: sc, cfg: cfg, m: m, budget: StepBudget(sc), maxOff: cfg.ShadowStackMaxOffset(), varBase: cfg.TaskVarBase(), chgAt: -1, rseen: &readerSeen{}}
 	for t := range sc.Tasks {
 		b := m.TaskBase(t)
 		r.stacks = append(r.stacks, taskStack{b + fgraph.TaskWords, b + fgraph.TaskWords + fgraph.Addr(cfg.StackWords), b + fgraph.TaskCurr})

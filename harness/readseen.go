@@ -1,0 +1,171 @@
+package harness
+
+import (
+	"math/bits"
+	"slices"
+	"sync/atomic"
+
+	"github.com/fgcheck/fgcheck/fgraph"
+)
+
+// The inputs of the clean in-place checks, kept across runs.
+//
+// The reader memo (readers.go) keeps the inputs of the last clean check
+// only: the next commit to a word the walk read forgets it, and the walk
+// runs again, though the same shadow stack recurs in run after run (the
+// same code, other interleavings). readerSeen keeps, for every clean
+// check of a worker's exploration, a 128-bit digest of what the walk
+// read: the task, its ret_stack and curr_ret_stack fields, its real stack
+// of return addresses, and the words of its shadow stack the walk read
+// (the memo's mask) with their values. The walk is a function of those
+// (the memo's premise): a check whose inputs have a digest kept reads the
+// same words, finds them the same, and is clean again. Since the words a
+// walk reads depend on their values, a check looks for its digest under
+// each mask kept for its shape (the task, the two fields and the real
+// stack), at most readerSeenMasks of them.
+//
+// Bounded: at readerSeenMax digests it starts afresh. A digest is the
+// xxh3-128 of the shape's 64-bit digest, the mask and the words' values,
+// as the state cache's keys are xxh3-128: with s shapes and n digests
+// kept, two different inputs share one with a chance of about
+// s²/2⁶⁵ + n²/2¹²⁹.
+
+// readerSeenMax is how many digests a worker keeps at most.
+const readerSeenMax = 1 << 18
+
+// readerSeenMasks is how many masks a shape keeps at most.
+const readerSeenMasks = 4
+
+// readerSeenOff turns the kept digests off (the one-check memo stays);
+// readerSeenHits, when set, counts the checks they left out (tests).
+var (
+	readerSeenOff  bool
+	readerSeenHits *atomic.Int64
+)
+
+type readerSeen struct {
+	// The digests kept, open addressing ((0, 0): a free slot).
+	tab []stateKey
+	n   int
+	// The masks of each shape's clean checks.
+	masks map[uint64][]uint64
+	// The real stack last digested (task t's, slots), its digest, and the
+	// last shape looked up with its masks.
+	t      int
+	slots  []fgraph.Word
+	stack  uint64
+	shape  uint64
+	shapeM []uint64
+	shapeV bool
+	recent [256]recentShape // a few shapes' masks, in front of the map
+	buf    []uint64
+}
+
+type recentShape struct {
+	shape uint64
+	ms    []uint64
+	ok    bool
+}
+
+// setShape digests task t's shape: its real stack (digested again only
+// when it changed), ret_stack and curr_ret_stack.
+func (p *readerSeen) setShape(r *runner, t int) {
+	m := r.m
+	n := m.SlotCount(t)
+	same := p.t == t && len(p.slots) == 3*n && p.slots != nil
+	for i := 0; same && i < n; i++ {
+		retp, val, orig := m.SlotWords(t, i)
+		same = p.slots[3*i] == retp && p.slots[3*i+1] == val && p.slots[3*i+2] == orig
+	}
+	if !same {
+		p.t, p.slots = t, p.slots[:0]
+		h := mix(hashSeed, uint64(t)<<32|uint64(n))
+		for i := 0; i < n; i++ {
+			retp, val, orig := m.SlotWords(t, i)
+			p.slots = append(p.slots, retp, val, orig)
+			h = mix(mix(mix(h, uint64(retp)), uint64(val)), uint64(orig))
+		}
+		p.stack = h
+	}
+	b := m.TaskBase(t)
+	sh := mix(mix(p.stack, uint64(m.Mem[b+fgraph.TaskRetStack])), uint64(m.Mem[b+fgraph.TaskCurr]))
+	if !p.shapeV || sh != p.shape {
+		e := &p.recent[sh%uint64(len(p.recent))]
+		if !e.ok || e.shape != sh {
+			*e = recentShape{sh, p.masks[sh], true}
+		}
+		p.shape, p.shapeM, p.shapeV = sh, e.ms, true
+	}
+}
+
+// key is the digest of the shape (setShape) with the words of task t's
+// shadow stack in mask.
+func (p *readerSeen) key(r *runner, t int, mask uint64) stateKey {
+	m := r.m
+	lo := m.WordAddr(t, 0)
+	p.buf = append(p.buf[:0], p.shape, mask)
+	for w := mask; w != 0 && readerMemoDrop != "words"; w &= w - 1 {
+		p.buf = append(p.buf, uint64(m.Mem[lo+fgraph.Addr(bits.TrailingZeros64(w))]))
+	}
+	k := hashState(p.buf)
+	return k
+}
+
+// find returns the slot of k in tab: k's, or the free one it would take.
+func (p *readerSeen) find(k stateKey) int {
+	mask := len(p.tab) - 1
+	for i := int(k.a) & mask; ; i = (i + 1) & mask {
+		if e := p.tab[i]; e == k || e == (stateKey{}) {
+			return i
+		}
+	}
+}
+
+// hit reports whether a clean check of task t read what it would read
+// now, and the mask of that check.
+func (p *readerSeen) hit(r *runner, t int) (uint64, bool) {
+	if p.n == 0 {
+		return 0, false
+	}
+	p.setShape(r, t)
+	for _, mask := range p.shapeM {
+		k := p.key(r, t, mask)
+		if p.tab[p.find(k)] == k {
+			return mask, true
+		}
+	}
+	return 0, false
+}
+
+// add keeps the inputs of a clean check of task t that read the words of
+// mask (the memo's: with the slot word cursorAtBottom reads).
+func (p *readerSeen) add(r *runner, t int, mask uint64) {
+	mask |= 1 << r.cfg.FieldRetp()
+	if p.tab == nil || p.n >= readerSeenMax {
+		p.tab, p.n = make([]stateKey, 1<<12), 0
+		p.masks, p.shapeV, p.recent = map[uint64][]uint64{}, false, [256]recentShape{}
+	}
+	if 4*(p.n+1) > 3*len(p.tab) {
+		old := p.tab
+		p.tab = make([]stateKey, 2*len(old))
+		for _, k := range old {
+			if k != (stateKey{}) {
+				p.tab[p.find(k)] = k
+			}
+		}
+	}
+	p.setShape(r, t)
+	if !slices.Contains(p.shapeM, mask) {
+		if len(p.shapeM) >= readerSeenMasks {
+			return
+		}
+		p.shapeM = append(p.shapeM, mask)
+		p.masks[p.shape] = p.shapeM
+		p.recent[p.shape%uint64(len(p.recent))] = recentShape{p.shape, p.shapeM, true}
+	}
+	k := p.key(r, t, mask)
+	if i := p.find(k); p.tab[i] != k {
+		p.tab[i] = k
+		p.n++
+	}
+}
