@@ -1254,6 +1254,10 @@ func (r *runner) commit(c *ctx) {
 	case !eager:
 		order, drop = r.regionOrder(c, buf)
 	}
+	if lz == nil && len(buf) == 1 && len(order) == 1 && len(drop) == 0 {
+		r.commitOne(c, buf)
+		return
+	}
 	// Double-buffer: c.buf takes the spare slice while buf commits.
 	c.buf, c.spare = c.spare[:0], nil
 	for _, j := range drop {
@@ -1311,6 +1315,30 @@ func (r *runner) commit(c *ctx) {
 				rest = append(rest, buf[j])
 			}
 		}
+	}
+}
+
+// commitOne is commit for a region of one store (1.3 M of peer-spin
+// K=3's 2.2 M commits): nothing is left to commit after it (c.rest stays
+// empty), so no copy in order and no deferred call. A run aborted in its
+// yield leaves c.spare unset, and the context's next stores take a new
+// slice.
+func (r *runner) commitOne(c *ctx, buf []pending) {
+	c.buf, c.spare = c.spare[:0], nil
+	st := buf[0]
+	r.poke(st.addr, st.val)
+	if r.opt.Observe != nil {
+		r.opt.Observe.Store(c.name, c.level, st.site, st.addr, st.val)
+	}
+	if r.visible(st.addr) {
+		r.ver++
+	}
+	r.onCommit(c, st)
+	if !r.stopped {
+		r.yield(c, st.site, true)
+	}
+	if c.spare == nil {
+		c.spare = buf[:0]
 	}
 }
 
