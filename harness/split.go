@@ -695,7 +695,9 @@ func (cs *cacheState) leaveSplit(kd *keyed, t totals, pp *keyed) {
 }
 
 // store stores the combos ws of the point kd that its reduced key does not
-// hold yet, and gives back kd's knownTots.
+// hold yet, and gives back kd's knownTots. (A key that held none holds
+// none of them: the combos of a point are distinct, and so are their
+// signatures, but for a collision of xxh3's 64 bits.)
 func (sp *splitter) store(kd *keyed, ws []weighted, slots []int) {
 	if sp.shared {
 		sp.mu.Lock()
@@ -706,7 +708,7 @@ func (sp *splitter) store(kd *keyed, ws []weighted, slots []int) {
 	for i := range ws {
 		w := &ws[i]
 		sig := kd.sp[i].sig
-		if b != nil && find(b, sig) != nil {
+		if had && find(b, sig) != nil {
 			continue // the same subtree, stored already
 		}
 		if sp.n >= sp.max || !fits32(w.t) {
