@@ -1322,7 +1322,9 @@ func (r *runner) commit(c *ctx) {
 // K=3's 2.2 M commits): nothing is left to commit after it (c.rest stays
 // empty), so no copy in order and no deferred call. A run aborted in its
 // yield leaves c.spare unset, and the context's next stores take a new
-// slice.
+// slice. Its commit of the store is the loop's in commit, written twice:
+// a helper both call, which the compiler does not inline, cost 0.6 % of
+// peer-spin K=3's instructions.
 func (r *runner) commitOne(c *ctx, buf []pending) {
 	c.buf, c.spare = c.spare[:0], nil
 	st := buf[0]
