@@ -108,7 +108,7 @@ func (r *runner) checkReaders(c *ctx, s fgraph.Site) {
 		}
 		return
 	}
-	if memo && !readerSeenOff {
+	if memo {
 		if mask, ok := r.rseen.hit(r, t); ok {
 			if readerMemoSkips != nil {
 				readerMemoSkips.Add(1)
@@ -116,7 +116,7 @@ func (r *runner) checkReaders(c *ctx, s fgraph.Site) {
 			if readerSeenHits != nil {
 				readerSeenHits.Add(1)
 			}
-			r.rmemo.save(r, t, mask)
+			r.rmemo.saveSlots(r, t, mask, r.rseen.slots) // (the real stack hit just compared)
 			return
 		}
 	}
@@ -132,9 +132,7 @@ func (r *runner) checkReaders(c *ctx, s fgraph.Site) {
 	w.on = false
 	if memo && r.violations == nv && len(m.Warnings) == nw && !r.stopped && !w.other {
 		r.rmemo.save(r, t, w.mask)
-		if !readerSeenOff {
-			r.rseen.add(r, t, w.mask)
-		}
+		r.rseen.add(r, t, w.mask)
 	} else {
 		r.rmemo.ok = false
 	}
@@ -217,10 +215,11 @@ type readerMemo struct {
 	slots       []fgraph.Word // retp, val, orig per slot of the real stack
 }
 
-// readerMemoOff turns the memo off (and readerSeen); readerMemoDrop names
-// a part of its inputs to leave out, to show that the tests catch it
-// ("curr": curr_ret_stack; "words": readerSeen's values of the words); readerMemoSkips,
-// when set, counts the checks it left out (tests).
+// readerMemoOff turns the memo off, and readerSeen with it;
+// readerMemoDrop names a part of their inputs to leave out, to show that
+// the tests catch it ("curr": curr_ret_stack; "words": readerSeen's
+// values of the words); readerMemoSkips, when set, counts the checks they
+// left out (tests).
 var (
 	readerMemoOff   bool
 	readerMemoDrop  string
@@ -263,16 +262,29 @@ func (p *readerMemo) same(r *runner, t int) bool {
 // ret_stack[i]) and the slot word cursorAtBottom reads.
 func (p *readerMemo) save(r *runner, t int, mask uint64) {
 	m := r.m
+	p.set(r, t, mask)
+	for i := 0; i < m.SlotCount(t); i++ {
+		retp, val, orig := m.SlotWords(t, i)
+		p.slots = append(p.slots, retp, val, orig)
+	}
+}
+
+// saveSlots is save with task t's real stack given (retp, val, orig per
+// slot): readerSeen's hit has just read it.
+func (p *readerMemo) saveSlots(r *runner, t int, mask uint64, slots []fgraph.Word) {
+	p.set(r, t, mask)
+	p.slots = append(p.slots, slots...)
+}
+
+// set is save but for the real stack, which it empties.
+func (p *readerMemo) set(r *runner, t int, mask uint64) {
+	m := r.m
 	b := m.TaskBase(t)
 	p.ok, p.t = true, t
 	p.lo = m.WordAddr(t, 0)
 	p.mask = mask | 1<<r.cfg.FieldRetp()
 	p.fRet, p.fCurr = b+fgraph.TaskRetStack, b+fgraph.TaskCurr
 	p.slots = p.slots[:0]
-	for i := 0; i < m.SlotCount(t); i++ {
-		retp, val, orig := m.SlotWords(t, i)
-		p.slots = append(p.slots, retp, val, orig)
-	}
 }
 
 // inPlaceReaders is checkReaders' walks: the any-instant walker when it is

@@ -9,11 +9,12 @@ import (
 
 // TestReaderMemoSound: the explorer that leaves out in-place checks whose
 // readers' inputs are those of the last clean one (readerMemo) or of any
-// clean one before (readerSeen) and the one that runs them all give the same counts, verdicts, known findings,
-// coverage and first violation: on std and peer-spin explored completely,
-// with the plain engine and with the CLI's (the cache, merged remote
-// placements, and lazy orders on peer-spin), and on std with every
-// catalogue mutant explored completely at C=1.
+// clean one before (readerSeen) and the one that runs them all give the
+// same counts, verdicts, known findings, coverage and first violation:
+// on std and peer-spin explored completely, with the plain engine and
+// with the CLI's (the cache, merged remote placements, and lazy orders on
+// peer-spin), and on std with every catalogue mutant explored completely
+// at C=1.
 func TestReaderMemoSound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores std, peer-spin and every mutant twice")
