@@ -64,13 +64,17 @@ func afterEventOutcome(t *testing.T, m soundMode) outcome {
 // interrupt returns and without them gives the same schedule, choice-point,
 // violation and known-finding counts, verdicts, sites interrupted and first
 // violation; and the lookups hit, a thousand times at least but in
-// quietIRQ. (TestCacheSound
+// quietIRQ. The lookups between an interrupt's ops are off in both
+// explorations: they stop many runs before the interrupt returns
+// (TestBetweenOpsSound compares the explorer with them and without them,
+// these lookups on). (TestCacheSound
 // holds the explorer with them to the plain one on every catalogue mutant,
 // and TestCacheVerifyEverySubtree explores every stored subtree again.)
 func TestAfterEventSound(t *testing.T) {
 	var n atomic.Int64
 	afterEvHits = &n
-	defer func() { afterEvHits = nil }()
+	noBetweenOps = true
+	defer func() { afterEvHits, noBetweenOps = nil, false }()
 	eachModeWithout(t, &noAfterEvent, func(t *testing.T, m soundMode, without, with outcome) {
 		hits := n.Swap(0) // the lookups are off in the exploration without them
 		if with.String() != without.String() {
@@ -181,4 +185,38 @@ func TestAfterEventUnmarkedCaught(t *testing.T) {
 		t.Fatalf("the states after interrupts without their mark went unnoticed: %d schedules", with.runs)
 	}
 	t.Logf("without the mark: %d schedules instead of %d", with.runs, without.runs)
+}
+
+// TestBetweenOpsSound: the cached explorer with the lookups between an
+// interrupt's ops (cache.go, betweenOps) and without them gives the same
+// outcome on every mode of TestAfterEventSound, and the lookups hit, a
+// thousand times at least where an interrupt has two ops (quietIRQ's has
+// one).
+func TestBetweenOpsSound(t *testing.T) {
+	var n atomic.Int64
+	betweenOpsHits = &n
+	defer func() { betweenOpsHits = nil }()
+	eachModeWithout(t, &noBetweenOps, func(t *testing.T, m soundMode, without, with outcome) {
+		hits := n.Swap(0)
+		if with.String() != without.String() {
+			t.Errorf("the lookups between an interrupt's ops change the result:\nwithout:\n%s\nwith:\n%s", without, with)
+		}
+		if hits < 1000 && len(m.sc.IRQ) > 1 {
+			t.Errorf("%d hits between an interrupt's ops, want a thousand at least", hits)
+		}
+		t.Logf("%d hits between an interrupt's ops", hits)
+	})
+}
+
+// TestBetweenOpsNestedSound: the lookups between the ops of an interrupt
+// nested in another, left out, give the same outcome when they are made.
+func TestBetweenOpsNestedSound(t *testing.T) {
+	sameWithout(t, &betweenOpsNested, "leaving out the lookups between a nested interrupt's ops")
+}
+
+// TestBetweenOpsNoClockCaught: the point between an interrupt's ops
+// looked up without moving the clock on is caught (std's known findings
+// detected just after it are counted for the wrong subtrees).
+func TestBetweenOpsNoClockCaught(t *testing.T) {
+	caughtWith(t, "std", &betweenOpsNoClock, "the points between an interrupt's ops looked up without moving the clock")
 }

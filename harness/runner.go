@@ -750,6 +750,12 @@ func (r *runner) exec(c *ctx, op Op) {
 	if r.hashing {
 		c.nops++
 		c.hist = mix(mix(hashSeed, uint64(c.nops)), uint64(op.Kind)<<32|uint64(uint32(op.Func)))
+		if c.level > 0 && c.nops > 1 {
+			r.betweenOps() // cache.go
+			if r.stopped {
+				return
+			}
+		}
 	}
 	r.yield(c, fgraph.SiteOpStart, false)
 	if r.stopped {
