@@ -155,9 +155,13 @@ func (s *CacheStats) add(o *CacheStats) {
 // The tables grow by doubling as states are stored, so a problem that
 // stores fewer states never reaches the bound; the bound decides only how
 // far the largest ones may grow. At 2^20, std with no cap (C=0) filled
-// both tables and took 148.6 s with two workers; at 2^23 it takes about
-// 41 s and 1.7 GiB (docs/state-cache.md, "The default table bound").
-const DefaultCacheEntries = 1 << 23
+// both tables and took 148.6 s with two workers; at 2^23 it took about
+// 41 s and 1.7 GiB (docs/state-cache.md, "The default table bound"). The
+// table of combos (split.go) takes the same bound in combos, and at 2^23
+// std C=0 filled it (it then records states whole): 3,983,226 runs and
+// 46.7 s with one worker, against 3,393,359 runs and 39.2 s (878 MiB
+// peak RSS against 760) at 2^24 (6 Dec 2026, fifteenth session).
+const DefaultCacheEntries = 1 << 24
 
 // stateCache is an open-addressing table from state keys to subtree
 // totals, growing by doubling up to a bound; when full it stores nothing
