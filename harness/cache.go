@@ -639,7 +639,17 @@ type cacheState struct {
 // returns true if the subtree is in the cache: the run is stopped and the
 // subtree's totals are counted when it ends.
 func (d *dfs) lookup() (hit bool) {
+	alone := d.cache.r.alone()
+	if alone && aloneProbe == nil {
+		return false
+	}
 	kd, hit := d.cache.find(len(d.path))
+	if alone {
+		aloneProbe.lookups.Add(1)
+		if hit {
+			aloneProbe.hits.Add(1)
+		}
+	}
 	if !hit {
 		if n := len(d.keys); n > 0 {
 			kd.pre.of(d.cache.r.res.dets, d.keys[n-1].at, kd.at)
@@ -648,6 +658,71 @@ func (d *dfs) lookup() (hit bool) {
 	}
 	return hit
 }
+
+// alone reports whether the run's state is one that no other path of
+// choices reaches: the run has taken no remote action and every interrupt
+// it took is still running (its other non-default choices, if any, are
+// region orders or a lazy region's classes). A lookup there finds
+// nothing, and a subtree stored there would never be used, so neither is
+// made (dfs.lookup: at a choice point, between an interrupt's ops, at a
+// quiet point; after an interrupt returned, alone never holds).
+//
+// Why. The DFS runs each path of choices once; take two paths that reach
+// equal states, and the first choice point where they differ.
+//   - If one took an interrupt there (and the other did not, or took the
+//     other kind), the context it interrupted stays at that point while
+//     the interrupt runs, which it does to the state: the other path's
+//     same context went on past it, and a context's position (its ops
+//     done, the digest of what its op read and wrote, its last site, its
+//     buffered stores: appendCtx) only moves on.
+//   - If they chose different orders for a region, the state holds the
+//     order chosen (stOrders) for the rest of the run.
+//   - A lazy region's classes (lazy.go) differ in what their orders did
+//     by that yield, but two classes' memory could meet again after a
+//     later store; nothing here argues they cannot. The test measures it.
+//
+// The counts (interrupts taken, remote actions) and the contexts on the
+// CPU are in the state, reduced key included (split.go), so a state that
+// is alone equals only states that are alone, and a lookup elsewhere
+// never needs what is left out here. What merges is the placement of a
+// remote action, or of an interrupt that has returned: runs that differ
+// there reach equal states, and those states are looked up.
+//
+// Leaving a lookup out never changes a count, only what the cache can
+// save (a subtree is then explored again). TestAloneNeverHits makes these
+// lookups (aloneProbe set) on std and peer-spin, with every engine and a
+// mutant, and requires that none hits: no hit is lost. A wrong rule (a
+// remote action's placement taken for one no other path shares) is seen
+// to hit (TestAloneWrongCaught). Measured with one worker, the same runs
+// and hits (6 Dec 2026): std C=2 looks up 53,248 states instead of
+// 70,173 and stores 21,413 instead of 38,338; std C=3 1,632,013 lookups
+// instead of 1,914,024, 79.0 MiB of tables instead of 125.0; peer-spin
+// K=2 12,532 instead of 16,289; peer-spin K=3 158,368 instead of 162,125.
+func (r *runner) alone() bool {
+	if noAlone || r.eUsed > 0 && !aloneWrong {
+		return false
+	}
+	open := 0
+	for _, c := range r.ctxs {
+		if c.level > 0 && c.nest == 0 { // an interrupt's (a nested call's has nest > 0)
+			open++
+		}
+	}
+	return r.kUsed == open
+}
+
+// Test hooks: noAlone looks every state up (alone never holds);
+// aloneProbe, if set, makes the lookups alone would leave out and counts
+// them and their hits; aloneWrong is a wrong rule, a remote action's
+// placement taken for one no other path shares.
+var (
+	noAlone    bool
+	aloneProbe *aloneCounts
+	aloneWrong bool
+)
+
+// aloneCounts is what aloneProbe counts.
+type aloneCounts struct{ lookups, hits atomic.Int64 }
 
 // preDets is the set of known findings detected in a stretch of a run's
 // prefix, with the oracle of each one's first detection there.
