@@ -36,23 +36,27 @@ func TestAloneNeverHits(t *testing.T) {
 	})
 }
 
-// TestAloneWrongCaught: a wrong rule, which takes a state after a remote
-// action for one no other path reaches, is seen to leave out lookups that
-// hit (on std, whose remote actions' placements merge).
+// TestAloneWrongCaught: wrong rules are seen to leave out lookups that
+// hit, on std (where remote actions are placed and two interrupts
+// return): a state after a remote action taken for one no other path
+// reaches, or a state after an interrupt that returned before the last
+// one.
 func TestAloneWrongCaught(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores std")
 	}
-	var n aloneCounts
-	aloneProbe = &n
-	defer func() { aloneProbe = nil }()
-	withSet(&aloneWrong, func() {
-		explored(t, Standard(fgraph.Latest), ExploreOptions{Cache: true})
-	})
-	if n.hits.Load() == 0 {
-		t.Fatalf("the wrong rule went unnoticed: none of its %d lookups hit", n.lookups.Load())
+	for _, wrong := range []string{"remote", "returned"} {
+		t.Run(wrong, func(t *testing.T) {
+			var n aloneCounts
+			aloneProbe, aloneWrong = &n, wrong
+			defer func() { aloneProbe, aloneWrong = nil, "" }()
+			explored(t, Standard(fgraph.Latest), ExploreOptions{Cache: true})
+			if n.hits.Load() == 0 {
+				t.Fatalf("the wrong rule went unnoticed: none of its %d lookups hit", n.lookups.Load())
+			}
+			t.Logf("the wrong rule: %d of its %d lookups hit", n.hits.Load(), n.lookups.Load())
+		})
 	}
-	t.Logf("the wrong rule: %d of its %d lookups hit", n.hits.Load(), n.lookups.Load())
 }
 
 // TestAloneStoresFewer: on std at its default bound, leaving out the

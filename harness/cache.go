@@ -660,19 +660,22 @@ func (d *dfs) lookup() (hit bool) {
 }
 
 // alone reports whether the run's state is one that no other path of
-// choices reaches: the run has taken no remote action and every interrupt
-// it took is still running (its other non-default choices, if any, are
-// region orders or a lazy region's classes). A lookup there finds
-// nothing, and a subtree stored there would never be used, so neither is
-// made (dfs.lookup: at a choice point, between an interrupt's ops, at a
-// quiet point; after an interrupt returned, alone never holds).
+// choices reaches: the run has taken no remote action, and every
+// interrupt it took is still running, or has just returned to the yield
+// it was taken at (afterEvent) while the others still run (its other
+// non-default choices, if any, are region orders or a lazy region's
+// classes). A lookup there finds nothing, and a subtree stored there
+// would never be used, so neither is made (dfs.lookup: at a choice point,
+// after an interrupt, between an interrupt's ops, at a quiet point).
 //
 // Why. The DFS runs each path of choices once; take two paths that reach
 // equal states, and the first choice point where they differ.
-//   - If one took an interrupt there (and the other did not, or took the
-//     other kind), the context it interrupted stays at that point while
-//     the interrupt runs, which it does to the state: the other path's
-//     same context went on past it, and a context's position (its ops
+//   - If one took an interrupt there and the other did not (a yield
+//     offers one kind: IRQ at a task's level, NMI above), the context it
+//     interrupted stays at that yield while the interrupt runs, which it
+//     does to the state, or is back at that yield with the mark of a
+//     return (afterEv), which it is at afterEvent: the other path's same
+//     context went on past that yield, and a context's position (its ops
 //     done, the digest of what its op read and wrote, its last site, its
 //     buffered stores: appendCtx) only moves on.
 //   - If they chose different orders for a region, the state holds the
@@ -681,25 +684,27 @@ func (d *dfs) lookup() (hit bool) {
 //     by that yield, but two classes' memory could meet again after a
 //     later store; nothing here argues they cannot. The test measures it.
 //
-// The counts (interrupts taken, remote actions) and the contexts on the
-// CPU are in the state, reduced key included (split.go), so a state that
-// is alone equals only states that are alone, and a lookup elsewhere
-// never needs what is left out here. What merges is the placement of a
-// remote action, or of an interrupt that has returned: runs that differ
-// there reach equal states, and those states are looked up.
+// The counts (interrupts taken, remote actions), the contexts on the CPU
+// and the mark are in the state, reduced key included (split.go), so a
+// state that is alone equals only states that are alone, and a lookup
+// elsewhere never needs what is left out here. What merges is the
+// placement of a remote action, or of an interrupt that returned before
+// the last event: runs that differ there reach equal states, and those
+// states are looked up.
 //
 // Leaving a lookup out never changes a count, only what the cache can
 // save (a subtree is then explored again). TestAloneNeverHits makes these
 // lookups (aloneProbe set) on std and peer-spin, with every engine and a
-// mutant, and requires that none hits: no hit is lost. A wrong rule (a
-// remote action's placement taken for one no other path shares) is seen
-// to hit (TestAloneWrongCaught). Measured with one worker, the same runs
-// and hits (6 Dec 2026): std C=2 looks up 53,248 states instead of
-// 70,173 and stores 21,413 instead of 38,338; std C=3 1,632,013 lookups
-// instead of 1,914,024, 79.0 MiB of tables instead of 125.0; peer-spin
-// K=2 12,532 instead of 16,289; peer-spin K=3 158,368 instead of 162,125.
+// mutant, and requires that none hits: no hit is lost. Wrong rules (a
+// remote action's placement, or an interrupt's that returned earlier,
+// taken for one no other path shares) are seen to hit
+// (TestAloneWrongCaught). Measured with one worker, the same runs and
+// hits (6 Dec 2026): std C=2 looks up 49,834 states instead of 70,173
+// and stores 17,999 instead of 38,338; std C=3 1,628,599 lookups instead
+// of 1,914,024, 79.0 MiB of tables instead of 125.0; peer-spin K=2
+// 12,367 instead of 16,289; peer-spin K=3 158,203 instead of 162,125.
 func (r *runner) alone() bool {
-	if noAlone || r.eUsed > 0 && !aloneWrong {
+	if noAlone || r.eUsed > 0 && aloneWrong != "remote" {
 		return false
 	}
 	open := 0
@@ -708,17 +713,21 @@ func (r *runner) alone() bool {
 			open++
 		}
 	}
-	return r.kUsed == open
+	if r.afterEv {
+		open++ // the interrupt just returned: its yield is where the context stands
+	}
+	return r.kUsed == open || aloneWrong == "returned"
 }
 
 // Test hooks: noAlone looks every state up (alone never holds);
 // aloneProbe, if set, makes the lookups alone would leave out and counts
-// them and their hits; aloneWrong is a wrong rule, a remote action's
-// placement taken for one no other path shares.
+// them and their hits; aloneWrong is a wrong rule: "remote", a remote
+// action's placement taken for one no other path shares, or "returned",
+// an interrupt's that returned before the last one.
 var (
 	noAlone    bool
 	aloneProbe *aloneCounts
-	aloneWrong bool
+	aloneWrong string
 )
 
 // aloneCounts is what aloneProbe counts.
