@@ -397,7 +397,10 @@ func TestCacheFullStoresNothing(t *testing.T) {
 // The tail lookups (dfs.tail) change no total and no verdict, and they are
 // used: on std and peer-spin the explorer with them hits more states than
 // without them. An idle rule that also drops the digest of a task in the
-// middle of an op is caught by the comparison with the plain DFS.
+// middle of an op is caught by the comparison with the plain DFS on std.
+// (On peer-spin at K=2 it is not: there the states that only the digest
+// tells apart are those of a task under an interrupt still running,
+// alone in cache.go, which are not looked up.)
 func TestCacheTails(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores std and peer-spin four times")
@@ -417,11 +420,10 @@ func TestCacheTails(t *testing.T) {
 		}
 		t.Logf("%s: %d hits of %d lookups with the tails, %d of %d without", sc.Name, son.Cache.Hits, son.Cache.Lookups, soff.Cache.Hits, soff.Cache.Lookups)
 	}
-	ps := PeerSpin(fgraph.Latest)
-	ps.AnyReader = true
-	want := explored(t, ps, ExploreOptions{RunOptions: RunOptions{KeepGoing: true}})
+	st := Standard(fgraph.Latest)
+	want := explored(t, st, ExploreOptions{RunOptions: RunOptions{KeepGoing: true}})
 	idleAll = true
-	if got := explored(t, ps, ExploreOptions{RunOptions: RunOptions{KeepGoing: true}, Cache: true}); got.String() == want.String() {
+	if got := explored(t, st, ExploreOptions{RunOptions: RunOptions{KeepGoing: true}, Cache: true}); got.String() == want.String() {
 		t.Errorf("a state without the digest of a task in the middle of an op was not caught")
 	}
 }
