@@ -7,33 +7,38 @@ import (
 )
 
 // TestAloneNeverHits: the states alone leaves out (cache.go: no remote
-// action taken, every interrupt taken still running) are looked up
-// (aloneProbe), on every mode of TestAfterEventSound (std and peer-spin,
-// every engine, a mutant found inside interrupts), and none of those
-// lookups hits: leaving them out loses no hit. There are such states in
-// every mode, and the outcome with them left out is the outcome with them
-// looked up.
+// action taken, every interrupt taken still running or just returned)
+// are looked up (aloneProbe), on every mode of TestAfterEventSound (std
+// and peer-spin, every engine, a mutant found inside interrupts), and
+// none of those lookups hits: leaving them out loses no hit. There are
+// such states in every mode, and the outcome with them left out is the
+// outcome with them looked up.
 func TestAloneNeverHits(t *testing.T) {
-	var n aloneCounts
-	eachModeWithout(t, new(bool), func(t *testing.T, m soundMode, _, with outcome) {
-		var probed outcome
-		func() {
+	if testing.Short() {
+		t.Skip("explores std and peer-spin sixteen times")
+	}
+	for _, m := range afterEventModes(t) {
+		t.Run(m.name, func(t *testing.T) {
+			var n aloneCounts
 			aloneProbe = &n
-			defer func() { aloneProbe = nil }()
-			probed = afterEventOutcome(t, m)
-		}()
-		lookups, hits := n.lookups.Swap(0), n.hits.Swap(0)
-		if hits != 0 {
-			t.Errorf("%d of the %d lookups alone leaves out hit", hits, lookups)
-		}
-		if lookups == 0 {
-			t.Errorf("no state of the exploration is alone: the rule is not exercised")
-		}
-		if with.String() != probed.String() {
-			t.Errorf("leaving out the lookups of states that are alone changes the result:\nwith them:\n%s\nwithout:\n%s", probed, with)
-		}
-		t.Logf("%d lookups left out, none would hit", lookups)
-	})
+			probed := func() outcome {
+				defer func() { aloneProbe = nil }()
+				return afterEventOutcome(t, m)
+			}()
+			with := afterEventOutcome(t, m)
+			lookups, hits := n.lookups.Load(), n.hits.Load()
+			if hits != 0 {
+				t.Errorf("%d of the %d lookups alone leaves out hit", hits, lookups)
+			}
+			if lookups == 0 {
+				t.Errorf("no state of the exploration is alone: the rule is not exercised")
+			}
+			if with.String() != probed.String() {
+				t.Errorf("leaving out the lookups of states that are alone changes the result:\nwith them:\n%s\nwithout:\n%s", probed, with)
+			}
+			t.Logf("%d lookups left out, none would hit", lookups)
+		})
+	}
 }
 
 // TestAloneWrongCaught: wrong rules are seen to leave out lookups that
