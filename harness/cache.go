@@ -806,7 +806,7 @@ func (cs *cacheState) find(depth int) (kd keyed, hit bool) {
 // default (only shard 0 counts that run).
 func (d *dfs) tail() {
 	cs := d.cache
-	if cs.hit || d.of > 1 && d.zero || noTails {
+	if cs.hit || d.pm != nil && d.zero || noTails {
 		return
 	}
 	if kd, hit := cs.find(-1); !hit {
@@ -907,7 +907,7 @@ func (d *dfs) leaveBelow(i int) {
 // one run). The subtree below is the runs that share the path so far: it
 // is looked up as a choice point's, at the depth of the next one.
 func (d *dfs) quiet() {
-	if d.cache.hit || d.of > 1 && d.zero || d.pos < len(d.path) {
+	if d.cache.hit || d.pm != nil && d.zero || d.pos < len(d.path) {
 		return
 	}
 	// The clock moves on, as at a tail lookup: a detection before this
@@ -935,7 +935,7 @@ func (r *runner) lookupAhead(off, noClock bool) *dfs {
 			internalf("cache: more lookups after choice points in a run than the clock counts")
 		}
 	}
-	if d.cache.hit || d.of > 1 && d.zero || d.pos < len(d.path) {
+	if d.cache.hit || d.pm != nil && d.zero || d.pos < len(d.path) {
 		return nil // replayed (the point was looked up when it was new), or a shard's part
 	}
 	return d

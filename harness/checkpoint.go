@@ -125,7 +125,10 @@ func (c *Checkpoint) Validate(sc *Scenario, opt ExploreOptions) error {
 		return fmt.Errorf("%d pieces; Explore cuts a shard into 1 (one worker) or workers*%d (at most %d)", n, subShards, maxPieces)
 	}
 	shards := max(opt.Shards, 1)
-	of := shards * len(c.Pieces)
+	var pm *pieceMap // which piece owns which options (pieces.go)
+	if shards*len(c.Pieces) > 1 {
+		pm = newPieceMap(sc, opt, opt.Shard, shards, len(c.Pieces))
+	}
 	var r *runner
 	for i := range c.Pieces {
 		p := &c.Pieces[i]
@@ -143,7 +146,7 @@ func (c *Checkpoint) Validate(sc *Scenario, opt ExploreOptions) error {
 			r.lazy = opt.LazyOrders       // its choice points are the lazy engine's
 			r.mergeOpt = opt.MergeRemotes // and the merged placements'
 		}
-		if err := checkPath(r, opt.RunOptions, p.Path, opt.Shard+i*shards, of); err != nil {
+		if err := checkPath(r, opt.RunOptions, p.Path, pm, i); err != nil {
 			return fmt.Errorf("piece %d: %v", i, err)
 		}
 	}
@@ -236,10 +239,11 @@ func knownName(name string) bool {
 	return false
 }
 
-// checkPath checks a piece's path as the DFS of shard shard of of would
-// have built it, then replays it: every step must meet a choice point with
-// the option count it records, and the run must reach its last step.
-func checkPath(r *runner, ro RunOptions, path [][3]int, shard, of int) error {
+// checkPath checks a piece's path as the DFS of piece of pm (nil: one
+// piece owns every option) would have built it, then replays it: every
+// step must meet a choice point with the option count it records, and the
+// run must reach its last step.
+func checkPath(r *runner, ro RunOptions, path [][3]int, pm *pieceMap, piece int) error {
 	zero := true
 	for i, st := range path {
 		c, n, lim := st[0], st[1], st[2]
@@ -250,9 +254,9 @@ func checkPath(r *runner, ro RunOptions, path [][3]int, shard, of int) error {
 			return fmt.Errorf("step %d: choice %d of %d options", i, c, n)
 		case lim != n && lim != -1:
 			return fmt.Errorf("step %d: %d options explored of %d (want all, or -1: the shard's own)", i, lim, n)
-		case (lim == -1) != (of > 1 && zero):
-			return fmt.Errorf("step %d: explored options %d where the DFS sets %d", i, lim, map[bool]int{true: -1, false: n}[of > 1 && zero])
-		case lim == -1 && c != 0 && owner(i, c, of) != shard:
+		case (lim == -1) != (pm != nil && zero):
+			return fmt.Errorf("step %d: explored options %d where the DFS sets %d", i, lim, map[bool]int{true: -1, false: n}[pm != nil && zero])
+		case lim == -1 && c != 0 && !pm.owns(piece, i, c):
 			return fmt.Errorf("step %d: choice %d belongs to another shard", i, c)
 		}
 		zero = zero && c == 0

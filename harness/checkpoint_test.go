@@ -134,9 +134,12 @@ func TestCheckpointHandEdits(t *testing.T) {
 		{"early done", "done with a path", func(c *Checkpoint) { c.Pieces[prog].Done = true }},
 		{"not started with schedules", "not started", func(c *Checkpoint) { c.Pieces[prog].Started = false }},
 		{"impossible option", "choice 9 of", func(c *Checkpoint) { c.Pieces[prog].Path[1][0] = 9 }},
-		{"option count", "the checkpoint says 7 options", func(c *Checkpoint) {
+		// One option more than the run offers, with a choice any count
+		// allows (the choice made there may be past a smaller count).
+		{"option count", "the checkpoint says", func(c *Checkpoint) {
 			p := c.Pieces[prog].Path
-			p[len(p)-1][1], p[len(p)-1][2] = 7, 7
+			n := p[len(p)-1][1] + 1
+			p[len(p)-1] = [3]int{0, n, n}
 		}},
 		{"explored count", "options explored", func(c *Checkpoint) { c.Pieces[prog].Path[0][2] = 1 }},
 		{"path too long", "a path of", func(c *Checkpoint) {

@@ -12,10 +12,12 @@ import (
 // points of a stateless re-execution (each run replays a prefix of choices
 // and extends it with option 0).
 type dfs struct {
-	path  []step
-	pos   int
-	shard int // this worker's shard, or -1
-	of    int // number of shards
+	path []step
+	pos  int
+	// pm, if set, says which options of the default path the piece this
+	// DFS explores owns (pieces.go); nil: every option is its own.
+	pm    *pieceMap
+	piece int
 	zero  bool
 	// cache, if set, is the visited-state cache (cache.go); keys are the
 	// recorded choice points of the path, deepest last.
@@ -27,15 +29,6 @@ type dfs struct {
 // options offered, and how many of them this shard explores (lim), or
 // lim < 0 for a point where the shard takes only the options it owns.
 type step struct{ c, n, lim int }
-
-// owner is the shard that owns the schedules whose first non-default
-// choice is option c at choice point pos. Owning by position alone left
-// one shard of four with 61 % of std on v6.11: half the space lies under
-// the options of one point (a reordered region's orders); by position and
-// option, the largest group is 0.6 % of the space.
-func owner(pos, c, of int) int {
-	return int((uint64(pos)*0x9e3779b97f4a7c15 + uint64(c)) % uint64(of))
-}
 
 func (d *dfs) Choose(p *Point, opts []Option) int {
 	n := len(opts)
@@ -57,7 +50,7 @@ func (d *dfs) Choose(p *Point, opts []Option) int {
 	// choice so far is the default, a shard leaves the default only for
 	// the options it owns.
 	lim := n
-	if d.of > 1 && d.zero {
+	if d.pm != nil && d.zero {
 		lim = -1
 	}
 	// Only a point whose whole subtree this piece explores is cached.
@@ -103,7 +96,7 @@ func (d *dfs) following(i int) int {
 		return s.n
 	}
 	for c := s.c + 1; c < s.n; c++ {
-		if owner(i, c, d.of) == d.shard {
+		if d.pm.owns(d.piece, i, c) {
 			return c
 		}
 	}
@@ -444,6 +437,9 @@ type explorer struct {
 	opt    ExploreOptions
 	shards int // the job's shard count (1: unsharded)
 	pieces int // pieces of the job's shard
+	// pm says which piece owns which options of the default path
+	// (pieces.go); nil when one piece owns them all.
+	pm *pieceMap
 
 	mu sync.Mutex // guards cp and the OnViolation/Checkpoint calls
 	cp *Checkpoint
@@ -471,7 +467,8 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 		workers = 1
 	}
 	// The job's shard is cut into workers*subShards pieces (one piece with
-	// one worker); workers pull pieces in order. A resumed run keeps the
+	// one worker) along the default path; worker 0 pulls them from the
+	// front, the others from the back (pieces.go). A resumed run keeps the
 	// pieces it was cut into.
 	e.pieces = workers * subShards
 	if workers == 1 {
@@ -497,6 +494,9 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 			p.Violations.Store(opt.Resume.Violations())
 		}
 	}
+	if e.shards*e.pieces > 1 {
+		e.pm = newPieceMap(sc, opt, opt.Shard, e.shards, e.pieces)
+	}
 	total := &Summary{Complete: true}
 	// One cache for all workers, kept across the pieces: a subtree below a
 	// point off the all-default prefix is whole in every piece.
@@ -508,17 +508,7 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 			wc = newStateCache(sc, opt.CacheEntries, opt.CacheExact, opt.cacheDrop-1, workers > 1)
 		}
 	}
-	// The pieces, the largest first by an estimate (order.go).
-	var order []int
-	if workers > 1 && e.pieces > 1 {
-		order = e.pieceOrder(wc != nil)
-	}
-	nth := func(n int64) int {
-		if order == nil || n >= int64(e.pieces) {
-			return int(n)
-		}
-		return order[n]
-	}
+	q := newPieceQueue(e.pieces)
 	// The stored combos of states with pending regions (split.go), shared
 	// as wc is.
 	var stbl *splitTable
@@ -527,10 +517,9 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 	}
 	var wg sync.WaitGroup
 	var firstErr error
-	var next atomic.Int64
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
-		go func() {
+		go func(w int) {
 			defer wg.Done()
 			// The worker's running totals per combo, with the table of
 			// combos the workers share (split.go), kept across its pieces:
@@ -540,11 +529,10 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 			// (readseen.go).
 			seen := &readerSeen{}
 			for {
-				n := next.Add(1) - 1
-				if n >= int64(e.pieces) {
+				i, ok := q.take(w)
+				if !ok {
 					return
 				}
-				i := nth(n)
 				s, err := protect(func() (*Summary, error) { return e.piece(i, wc, sp, seen) })
 				e.mu.Lock()
 				if err != nil && firstErr == nil {
@@ -563,11 +551,10 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 					// checkpoint: not started, or where the resumed run
 					// left them (count what they hold).
 					for {
-						n := next.Add(1) - 1
-						if n >= int64(e.pieces) {
+						j, ok := q.take(w)
+						if !ok {
 							break
 						}
-						j := nth(n)
 						e.mu.Lock()
 						total.add(e.resumed(j))
 						e.mu.Unlock()
@@ -575,7 +562,7 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 					return
 				}
 			}
-		}()
+		}(w)
 	}
 	wg.Wait()
 	if wc != nil {
@@ -626,9 +613,8 @@ func (e *explorer) resumed(i int) *Summary {
 	return s
 }
 
-// piece explores piece i of the job's shard (shard Shard+i*shards of
-// shards*pieces) with the worker's seen (readseen.go) and returns its
-// summary.
+// piece explores piece i of the job's shard (pieces.go) with the worker's
+// seen (readseen.go) and returns its summary.
 func (e *explorer) piece(i int, wc *stateCache, sp *splitter, seen *readerSeen) (*Summary, error) {
 	opt := e.opt
 	r, err := newRunner(e.sc)
@@ -636,8 +622,7 @@ func (e *explorer) piece(i int, wc *stateCache, sp *splitter, seen *readerSeen) 
 		return nil, err
 	}
 	r.rseen = seen
-	shard, of := opt.Shard+i*e.shards, e.shards*e.pieces
-	d := &dfs{shard: shard, of: of, zero: true}
+	d := &dfs{pm: e.pm, piece: i, zero: true}
 	r.lazy = opt.LazyOrders
 	r.mergeOpt = opt.MergeRemotes
 	r.shareRuns(opt.RunOptions)
@@ -694,10 +679,10 @@ func (e *explorer) piece(i int, wc *stateCache, sp *splitter, seen *readerSeen) 
 	lastSave := s.Runs // with the cache, Runs moves by whole subtrees
 	var mat *runner    // lazy orders: the runner that materializes failing runs
 	for {
-		// The all-default run is the first of every piece; only shard 0
-		// counts it (and its coverage), so that the pieces partition the
-		// space exactly whatever their number.
-		uncounted := of > 1 && shard != 0 && len(d.path) == 0
+		// The all-default run is the first of every piece; only piece 0
+		// of shard 0 counts it (and its coverage), so that the pieces
+		// partition the space exactly whatever their number.
+		uncounted := e.pm != nil && (opt.Shard != 0 || i != 0) && len(d.path) == 0
 		if opt.Stop != nil && opt.Stop.Load() || !uncounted && !e.claim() || uncounted && e.maxed() {
 			s.Complete = false
 			save(false)
