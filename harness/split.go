@@ -112,10 +112,24 @@ type splitter struct {
 	kept  knownTot    // keep's copy
 }
 
-// splitTable is the stored combos, which the workers share (under mu).
+// splitTable is the stored combos, which the workers share: they store
+// under mu and look up without it (blockShared).
 type splitTable struct {
-	mu     sync.Mutex
+	// Read by blockShared, apart from what the storing worker writes: on a
+	// cache line of their own, so that a lookup does not wait for the line
+	// that the other worker's lock and counters last wrote (with the lock
+	// taken by lookups too, two workers spent 4 % more of their time in the
+	// table than one; peer-spin K=3, 7 Dec 2026).
+	_      [64]byte
 	shared bool
+	// pub, when shared, is the index's slots as published last, and
+	// blkDir and slabDir the directories of blk and slab (chunked.share).
+	pub     atomic.Pointer[[]slot]
+	blkDir  [][]uint64
+	slabDir [][]splitKnown
+	_       [64]byte
+
+	mu sync.Mutex
 	// The table: per reduced key, a block of its stored combos in blk
 	// (blkLen: the signatures, then per combo the totals and the known
 	// findings' place in slab), so that a lookup of every combo
@@ -128,7 +142,8 @@ type splitTable struct {
 	// spare: the blocks left behind when theirs grew, by their room (below
 	// spareCaps combos), for new blocks to take (spareBlock). Without
 	// them, peer-spin K=3 left 22,843 blocks behind: 9 of the blocks'
-	// 40 MiB.
+	// 40 MiB. Not when shared: a worker may still be reading a block left
+	// behind (blockShared).
 	spare  [spareCaps][]int32
 	blk    chunked[uint64]
 	slab   chunked[splitKnown]
@@ -160,6 +175,14 @@ func newSplitTable(max int, shared bool) *splitTable {
 	}
 	t := &splitTable{max: max, shared: shared}
 	t.blk.shift, t.slab.shift = slabChunkShift, slabChunkShift
+	if shared {
+		// Blocks take at most 1.5 times the words of their combos, and
+		// without reuse the blocks left behind as many again: 5 words a
+		// combo, 2 a block; a combo's known findings at most one each.
+		t.blk.share((max*22)>>slabChunkShift + 2)
+		t.slab.share((max*len(KnownFindings))>>slabChunkShift + 2)
+		t.blkDir, t.slabDir = t.blk.dir, t.slab.dir
+	}
 	return t
 }
 
@@ -210,14 +233,36 @@ func (sp *splitTable) setIndex(k stateKey, at int32) {
 	if (sp.keys+1)*4 > len(sp.slots)*3 {
 		old := sp.slots
 		sp.slots = doubled(&sp.mem, old)
-		freeOf(&sp.mem, old)
+		if !sp.shared {
+			freeOf(&sp.mem, old)
+		} else {
+			// As the state cache's (stateCache.grow): published, then
+			// the old array reads as free slots.
+			p := new([]slot)
+			*p = sp.slots
+			sp.pub.Store(p)
+			retireOf(&sp.mem, old)
+		}
+	}
+	if sp.shared && sp.pub.Load() == nil {
+		p := new([]slot)
+		*p = sp.slots
+		sp.pub.Store(p)
 	}
 	a, b := slotKey(k)
 	i := probe(sp.slots, a, b)
 	if s := sp.slots[i]; s.a == 0 && s.be == 0 {
 		sp.keys++
 	}
-	sp.slots[i] = mkSlot(a, b, at)
+	if !sp.shared {
+		sp.slots[i] = mkSlot(a, b, at)
+		return
+	}
+	// Each word whole, be last (blockShared): a reader sees the key's
+	// old block or its new one, each with the combos it holds.
+	ns := mkSlot(a, b, at)
+	atomic.StoreUint64(&sp.slots[i].a, ns.a)
+	atomic.StoreUint64(&sp.slots[i].be, ns.be)
 }
 
 // block is the stored combos of reduced key k (nil: none) and where they
@@ -231,9 +276,62 @@ func (sp *splitTable) block(k stateKey) (b []uint64, at int32) {
 	return sp.blk.at(at, blkLen(c)), at
 }
 
+// blockShared is block for a worker that does not hold the lock: the
+// block of k as published last (setIndex), its length read whole, cut to
+// the combos published (store writes a combo, then the length). A block
+// left behind when its key's grew keeps the combos it had (no reuse when
+// shared), and an index array left behind by a doubling reads as empty:
+// a lookup may miss a combo stored a moment ago, which costs time only,
+// never sees one half written.
+func (sp *splitTable) blockShared(k stateKey) (b []uint64, n int) {
+	p := sp.pub.Load()
+	if p == nil {
+		return nil, 0
+	}
+	slots := *p
+	a, bk := slotKey(k)
+	mask := len(slots) - 1
+	var at int32
+	for i := int(a) & mask; ; i = (i + 1) & mask {
+		s := &slots[i]
+		sa := atomic.LoadUint64(&s.a)
+		if sa == a {
+			be := atomic.LoadUint64(&s.be)
+			if be == 0 {
+				return nil, 0 // being stored
+			}
+			if uint32(be) == bk {
+				at = slot{sa, be}.entry()
+				break
+			}
+		} else if sa == 0 && atomic.LoadUint64(&s.be) == 0 {
+			return nil, 0
+		}
+	}
+	h := chunkAt(sp.blkDir, slabChunkShift, at, blkHead)
+	n = int(atomic.LoadUint64(&h[0]))
+	c := int(h[1]) // set before the block was published, never changed
+	return chunkAt(sp.blkDir, slabChunkShift, at, blkLen(c)), n
+}
+
+// slabShared is slab.at for a worker that does not hold the lock.
+func (sp *splitTable) slabShared(at int32, n int) []splitKnown {
+	return chunkAt(sp.slabDir, slabChunkShift, at, n)
+}
+
+// chunkAt is chunked.atShared on a copy of the directory.
+func chunkAt[T any](dir [][]T, shift uint, i int32, n int) []T {
+	ch := dir[int(i)>>shift]
+	o := int(i) & (1<<shift - 1)
+	return ch[o : o+n : o+n]
+}
+
 // find is the record of the combo of signature sig in block b (nil: none).
-func find(b []uint64, sig uint64) []uint64 {
-	n, c := int(b[0]), int(b[1])
+func find(b []uint64, sig uint64) []uint64 { return findN(b, int(b[0]), sig) }
+
+// findN is find among the block's first n combos.
+func findN(b []uint64, n int, sig uint64) []uint64 {
+	c := int(b[1])
 	for i, s := range b[blkHead : blkHead+n] {
 		if s == sig {
 			return b[blkHead+c+i*blkRec:][:blkRec]
@@ -447,17 +545,22 @@ func (sp *splitter) take(pts []splitCombo, k stateKey, p0 int64) bool {
 	if cap(sp.kts) < len(pts) {
 		sp.kts = make([]knownTot, len(pts)+8)
 	}
+	// Shared, without the lock (blockShared); the lock taken by every
+	// lookup cost two workers 4 % of their time (its cache line and the
+	// table's counters passed from one core to the other at each).
+	var b []uint64
+	var n int
 	if sp.shared {
-		sp.mu.Lock()
-		defer sp.mu.Unlock()
+		b, n = sp.blockShared(k)
+	} else if b, _ = sp.block(k); b != nil {
+		n = int(b[0])
 	}
-	b, _ := sp.block(k)
 	if b == nil {
 		return false
 	}
 	for i := range pts {
 		pc := &pts[i]
-		rec := find(b, pc.sig)
+		rec := findN(b, n, pc.sig)
 		if rec == nil {
 			if splitWrong == "partial" && len(sp.hit) > 0 {
 				continue
@@ -472,7 +575,13 @@ func (sp *splitter) take(pts []splitCombo, k stateKey, p0 int64) bool {
 		if nk := int(uint32(rec[3])); nk > 0 {
 			kt := &sp.kts[:cap(sp.kts)][len(sp.hit)]
 			*kt = knownTot{}
-			for _, x := range sp.slab.at(int32(rec[3]>>32), nk) {
+			var ks []splitKnown
+			if sp.shared {
+				ks = sp.slabShared(int32(rec[3]>>32), nk)
+			} else {
+				ks = sp.slab.at(int32(rec[3]>>32), nk)
+			}
+			for _, x := range ks {
 				kt.d[x.j], kt.dk[x.j], kt.by[x.j] = int64(x.d), int64(x.dk), x.by
 			}
 			w.kt = kt
@@ -746,7 +855,7 @@ func (sp *splitter) store(kd *keyed, ws []weighted, slots []int) {
 				c = max(n+c, oc+oc/2)
 			}
 			nat, rc, ok := sp.spareBlock(c)
-			if !ok {
+			if !ok || sp.shared {
 				if nat, ok = sp.blk.take(&sp.mem, blkLen(c), slabFirst); !ok {
 					sp.close()
 					continue
@@ -759,7 +868,7 @@ func (sp *splitter) store(kd *keyed, ws []weighted, slots []int) {
 				ob := sp.blk.at(at, blkLen(oc))
 				copy(nb[blkHead:], ob[blkHead:blkHead+n])
 				copy(nb[blkHead+c:], ob[blkHead+oc:blkHead+oc+n*blkRec])
-				if oc < spareCaps {
+				if oc < spareCaps && !sp.shared {
 					sp.spare[oc] = append(sp.spare[oc], at)
 				}
 			}
@@ -772,7 +881,13 @@ func (sp *splitter) store(kd *keyed, ws []weighted, slots []int) {
 		r := b[blkHead+c+n*blkRec:][:blkRec]
 		r[0], r[1] = uint64(w.t.runs)|uint64(w.t.viol)<<32, uint64(w.t.runsK)|uint64(w.t.violK)<<32
 		r[2], r[3] = uint64(w.t.points-w.t.runs*kd.p0), uint64(uint32(kat))<<32|uint64(nk)
-		b[0]++
+		if sp.shared {
+			// Published: the combo and its known findings written
+			// before (blockShared reads b[0] first).
+			atomic.StoreUint64(&b[0], uint64(n+1))
+		} else {
+			b[0]++
+		}
 		sp.n++
 	}
 	if !had && b != nil {

@@ -1,7 +1,10 @@
 package harness
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -151,5 +154,124 @@ func TestSplitBlockRoundTrip(t *testing.T) {
 	}
 	if sp.take(append(pts, splitCombo{c: wide, sig: 33}), k, p0) {
 		t.Error("a state with a combo too wide to store hit")
+	}
+}
+
+// TestSplitSharedConcurrent: two workers store combos in one shared table
+// and look them up at the same time, without the lock (blockShared). Keys
+// get their combos one store at a time, so their blocks grow and move,
+// and the index doubles under the readers. A lookup may miss a combo
+// stored a moment ago; whatever it finds must be exactly what was stored,
+// known findings included, and at the end every combo is found. (Run it
+// with -race too: the readers' plain reads are ordered after the writes
+// by the length and the index's slots, written whole.)
+func TestSplitSharedConcurrent(t *testing.T) {
+	const keys, combos, p0 = 3000, 6, 2
+	tbl := newSplitTable(1<<20, true)
+	want := func(key, ci int) (totals, knownTot) {
+		runs := int64(key*combos + ci + 1)
+		var kt knownTot
+		if ci%2 == 1 {
+			kt.d[0], kt.dk[0], kt.by[0] = runs, runs/2, uint8(ci)
+			kt.d[2], kt.dk[2], kt.by[2] = 1, 0, 3
+		}
+		return totals{runs: runs, points: runs*p0 + int64(ci), viol: int64(ci), runsK: runs / 3, violK: int64(ci % 2)}, kt
+	}
+	kOf := func(key int) stateKey { return stateKey{uint64(key)*0x9e3779b97f4a7c15 + 1, uint64(key)} }
+	cOf := func(ci int) splitCombo {
+		return splitCombo{c: combo{site: fgraph.Site(ci), o: 1}, sig: uint64(ci)*1000 + 7}
+	}
+	check := func(sp *splitter, key, n int) error {
+		pts := make([]splitCombo, n)
+		for ci := range pts {
+			pts[ci] = cOf(ci)
+		}
+		if !sp.take(pts, kOf(key), p0) {
+			return nil // a miss costs time only
+		}
+		for ci, w := range sp.hit {
+			wt, wk := want(key, ci)
+			if w.t != wt {
+				return fmt.Errorf("key %d combo %d: totals %+v, stored %+v", key, ci, w.t, wt)
+			}
+			var got knownTot
+			if w.kt != nil {
+				got = *w.kt
+			}
+			if got != wk {
+				return fmt.Errorf("key %d combo %d: known findings %+v, stored %+v", key, ci, got, wk)
+			}
+		}
+		return nil
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	// A third worker looks up, again and again, the keys the writers
+	// store next (a writer's keys go two by two): those whose blocks are
+	// being written.
+	var last atomic.Int64
+	var done atomic.Bool
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		sp := &splitter{splitTable: tbl}
+		for i := 0; !done.Load(); i++ {
+			key := int(last.Load()) + 1 + i%2
+			if err := check(sp, key%keys, combos); err != nil && errs[2] == nil {
+				errs[2] = err
+			}
+		}
+	}()
+	var writers sync.WaitGroup
+	for w := 0; w < 2; w++ {
+		writers.Add(1)
+		go func(w int) {
+			defer writers.Done()
+			sp := &splitter{splitTable: tbl}
+			rng := rand.New(rand.NewPCG(uint64(w), 9))
+			for ci := 0; ci < combos; ci++ {
+				// Worker w stores its half of the keys' combo ci, and
+				// looks up keys of both halves.
+				for key := w; key < keys; key += 2 {
+					wt, wk := want(key, ci)
+					w8 := weighted{c: cOf(ci).c, t: wt}
+					if wk != (knownTot{}) {
+						w8.kt = &wk
+					}
+					sp.store(&keyed{k: kOf(key), p0: p0, sp: []splitCombo{cOf(ci)}}, []weighted{w8}, []int{0, 1, 2})
+					last.Store(int64(key))
+					if err := check(sp, rng.IntN(keys), 1+rng.IntN(combos)); err != nil && errs[w] == nil {
+						errs[w] = err
+					}
+				}
+			}
+		}(w)
+	}
+	writers.Wait()
+	done.Store(true)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if tbl.closed.Load() {
+		t.Fatal("the table filled up")
+	}
+	sp := &splitter{splitTable: tbl}
+	for key := 0; key < keys; key++ {
+		pts := make([]splitCombo, combos)
+		for ci := range pts {
+			pts[ci] = cOf(ci)
+		}
+		if !sp.take(pts, kOf(key), p0) {
+			t.Fatalf("key %d: its %d combos, all stored, missed", key, combos)
+		}
+		if err := check(sp, key, combos); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(*tbl.pub.Load()); n < 4096 {
+		t.Errorf("an index of %d slots for %d keys: it never doubled under the readers", n, keys)
 	}
 }
