@@ -19,7 +19,10 @@ import (
 
 // CheckpointFormat is the format the header line names; a file of another
 // (older) format is refused.
-const CheckpointFormat = "fgcheck-checkpoint v3"
+// v4 (6 Dec 2026): the pieces of two workers or more are cut along the
+// default path (pieces.go), not by a hash; a v3 file's paths would name
+// options of other pieces.
+const CheckpointFormat = "fgcheck-checkpoint v4"
 
 // MaxCheckpointBytes caps a checkpoint file: the state of 4,096 pieces with
 // paths of 1,000 choice points is under 40 MB.
@@ -80,6 +83,9 @@ func ParseCheckpointFile(data []byte) (*CheckpointFile, error) {
 	format, sumText, ok := bytes.Cut(head, []byte(" sha256="))
 	if !ok || !bytes.HasPrefix(format, []byte("fgcheck-checkpoint ")) {
 		return nil, fmt.Errorf("not a checkpoint file (header %q)", quoteShort(head))
+	}
+	if string(format) == "fgcheck-checkpoint v3" {
+		return nil, fmt.Errorf("format fgcheck-checkpoint v3, written by an older fgcheck whose pieces were cut by a hash; want %s: remove the file to start again", CheckpointFormat)
 	}
 	if string(format) == "fgcheck-checkpoint v2" {
 		return nil, fmt.Errorf("format fgcheck-checkpoint v2, written by an older fgcheck without the per-model counts; want %s: remove the file to start again", CheckpointFormat)

@@ -20,12 +20,13 @@ import "sync"
 // of one point each run earliest first in sequence, 72,512 latest first,
 // 72,449 for one worker's DFS). The two meet only at their last pieces,
 // so they seldom explore the same states at once: pieces of one point
-// each pulled earliest first by both workers ran 80,481-81,333 runs. The
-// pieces before 7 Dec 2026 owned (p, c) by the hash and were pulled
-// largest first by an estimate: two workers ran 77,700 runs where one ran
-// 72,449, and on std with no cap 3,570,000 where one ran 3,393,359. Cut
-// along the path they run 71,240-71,952 and 3,419,188-3,431,941 (figures
-// in docs/state-cache.md, "Pieces cut along the default path").
+// each pulled earliest first by both workers ran 80,481-81,333 runs.
+// Until 6 Dec 2026 (seventeenth session) pieces owned (p, c) by the hash
+// and were pulled largest first by the estimate below: two workers ran
+// 77,700 runs on peer-spin K=3 where one runs 72,449, and 3,570,000 on
+// std with no cap where one runs 3,393,359. Cut along the path they run
+// 71,911-72,611 and 3,391,907-3,401,254 (docs/state-cache.md, "Pieces
+// cut along the default path").
 //
 // The cut balances an estimate of each (p, c)'s subtree, made from one run
 // of the all-default schedule: of a point p of P, (P-p)^3 for an option

@@ -119,7 +119,7 @@ type splitTable struct {
 	// cache line of their own, so that a lookup does not wait for the line
 	// that the other worker's lock and counters last wrote (with the lock
 	// taken by lookups too, two workers spent 4 % more of their time in the
-	// table than one; peer-spin K=3, 7 Dec 2026).
+	// table than one; peer-spin K=3, 6 Dec 2026, seventeenth session).
 	_      [64]byte
 	shared bool
 	// pub, when shared, is the index's slots as published last, and
