@@ -168,17 +168,37 @@ const DefaultCacheEntries = 1 << 24
 // more (a miss costs time, never soundness). With exact set, keys are the
 // encodings themselves.
 type stateCache struct {
-	// mu serializes the workers' stores, in the one table they share: a
-	// subtree below a point off the all-default prefix is whole in every
-	// piece, so one worker's entry holds for all. Lookups take it only in
-	// exact mode (getShared).
-	mu     sync.Mutex
+	// Read by every lookup, and written only before the workers start (pub
+	// at a doubling): on cache lines of their own, apart from what a store
+	// writes (mu, the counts, the chunks' ends), which would otherwise take
+	// the line from under the other worker's next lookup (as in the table
+	// of combos, splitTable).
+	_      [64]byte
 	shared bool // more than one worker: mu is taken (one worker: 2 % of std C=3 in Lock and Unlock)
 	// pub is the slots array the readers probe when shared (get takes no
 	// lock; see getShared): set at each doubling, after the new array is
 	// filled. Nil when not shared, and in exact mode (a map), where get
 	// takes mu.
 	pub atomic.Pointer[[]slot]
+	// entDir and slabDir are the directories of ents and slab when
+	// shared (chunked.share), which the readers read.
+	entDir  [][]cacheEntry
+	slabDir [][]uint32
+	// kslot lists the known findings of the scenario's variant (the only
+	// ones a count can be non-zero for), whose counts the slab keeps.
+	kslot []int
+	drop  int // a component left out (tests of the state's completeness), -1 none
+	exact map[string]cacheEntry
+	// tails is the table of the tails' states (dfs.tail); nil in that table
+	// itself (table() is asked of the subtrees' table only).
+	tails *stateCache
+	_     [64]byte
+
+	// mu serializes the workers' stores, in the one table they share: a
+	// subtree below a point off the all-default prefix is whole in every
+	// piece, so one worker's entry holds for all. Lookups take it only in
+	// exact mode (getShared).
+	mu sync.Mutex
 	// slots is the open-addressing table (linear probing): a key and the
 	// index of its entry in ents, 16 bytes; ents are the entries in the
 	// order they were stored, in chunks that never move, so a doubling
@@ -193,17 +213,9 @@ type stateCache struct {
 	// append before, and its copies were a third of std C=3's page faults.
 	slab  chunked[uint32]
 	mem   arena // the arrays mapped apart from the heap (bigmem.go)
-	exact map[string]cacheEntry
 	stats CacheStats
 	// splitBytes is what the table of combos held (split.go).
 	splitBytes atomic.Int64
-	// kslot lists the known findings of the scenario's variant (the only
-	// ones a count can be non-zero for), whose counts the slab keeps.
-	kslot []int
-	drop  int // a component left out (tests of the state's completeness), -1 none
-	// tails is the table of the tails' states (dfs.tail); nil in that table
-	// itself (table() is asked of the subtrees' table only).
-	tails *stateCache
 }
 
 // flush makes the worker's pending stores and adds its lookups and hits
@@ -313,6 +325,7 @@ func (c *stateCache) share() {
 	// At most max entries, each with at most 3 words of counts per finding.
 	c.ents.share(c.max/(1<<entChunkShift) + 2)
 	c.slab.share(c.max*3*max(len(c.kslot), 1)/(1<<slabChunkShift) + 2)
+	c.entDir, c.slabDir = c.ents.dir, c.slab.dir
 	if c.exact == nil {
 		p := new([]slot)
 		*p = c.slots
@@ -444,7 +457,7 @@ func (c *stateCache) getShared(k stateKey) (cacheEntry, bool) {
 				return cacheEntry{}, false // being stored
 			}
 			if uint32(be) == b {
-				return c.ents.atShared(slot{sa, be}.entry(), 1)[0], true
+				return chunkAt(c.entDir, entChunkShift, slot{sa, be}.entry(), 1)[0], true
 			}
 		case sa == 0 && atomic.LoadUint64(&s.be) == 0:
 			return cacheEntry{}, false
@@ -587,7 +600,7 @@ func (c *stateCache) add(t *totals, kt *knownTot, e cacheEntry, p0 int64) {
 	if c.shared {
 		// Without the lock: the counts were written before the entry that
 		// names them (put), in a chunk that never moves.
-		s = c.slab.atShared(e.known, 3*n)
+		s = chunkAt(c.slabDir, slabChunkShift, e.known, 3*n)
 	} else {
 		s = c.slab.at(e.known, 3*n)
 	}
@@ -1239,7 +1252,7 @@ type chunked[T any] struct {
 	n      int // Ts taken in all
 	// dir, when shared, is chunks' backing array whole, allocated once:
 	// a chunk added later is seen there without reading chunks, which the
-	// adding worker writes (atShared).
+	// adding worker writes (chunkAt).
 	dir [][]T
 }
 
@@ -1252,11 +1265,12 @@ func (s *chunked[T]) share(most int) {
 	s.dir = s.chunks[:most]
 }
 
-// atShared is at for a reader without the lock: i was published after
-// the Ts it names were written.
-func (s *chunked[T]) atShared(i int32, n int) []T {
-	ch := s.dir[int(i)>>s.shift]
-	o := int(i) & (1<<s.shift - 1)
+// chunkAt is at for a reader without the lock, from the directory of a
+// shared chunked (dir, shift), which the reader keeps a copy of where no
+// store writes: i was published after the Ts it names were written.
+func chunkAt[T any](dir [][]T, shift uint, i int32, n int) []T {
+	ch := dir[int(i)>>shift]
+	o := int(i) & (1<<shift - 1)
 	return ch[o : o+n : o+n]
 }
 

@@ -158,8 +158,9 @@ func TestSplitBlockRoundTrip(t *testing.T) {
 }
 
 // TestSplitSharedConcurrent: two workers store combos in one shared table
-// and look them up at the same time, without the lock (blockShared). Keys
-// get their combos one store at a time, so their blocks grow and move,
+// and look them up at the same time, without the lock (blockShared), and
+// a third looks up the keys being stored. Keys get their combos two at a
+// time (a point's combos, stored at once), so their blocks grow and move,
 // and the index doubles under the readers. A lookup may miss a combo
 // stored a moment ago; whatever it finds must be exactly what was stored,
 // known findings included, and at the end every combo is found. (Run it
@@ -229,16 +230,21 @@ func TestSplitSharedConcurrent(t *testing.T) {
 			defer writers.Done()
 			sp := &splitter{splitTable: tbl}
 			rng := rand.New(rand.NewPCG(uint64(w), 9))
-			for ci := 0; ci < combos; ci++ {
-				// Worker w stores its half of the keys' combo ci, and
-				// looks up keys of both halves.
+			for ci := 0; ci < combos; ci += 2 {
+				// Worker w stores its half of the keys' combos ci and
+				// ci+1 (one store, as a point's combos), and looks up
+				// keys of both halves.
 				for key := w; key < keys; key += 2 {
-					wt, wk := want(key, ci)
-					w8 := weighted{c: cOf(ci).c, t: wt}
-					if wk != (knownTot{}) {
-						w8.kt = &wk
+					var ws []weighted
+					for cj := ci; cj < ci+2; cj++ {
+						wt, wk := want(key, cj)
+						w8 := weighted{c: cOf(cj).c, t: wt}
+						if wk != (knownTot{}) {
+							w8.kt = &wk
+						}
+						ws = append(ws, w8)
 					}
-					sp.store(&keyed{k: kOf(key), p0: p0, sp: []splitCombo{cOf(ci)}}, []weighted{w8}, []int{0, 1, 2})
+					sp.store(&keyed{k: kOf(key), p0: p0, sp: []splitCombo{cOf(ci), cOf(ci + 1)}}, ws, []int{0, 1, 2})
 					last.Store(int64(key))
 					if err := check(sp, rng.IntN(keys), 1+rng.IntN(combos)); err != nil && errs[w] == nil {
 						errs[w] = err
