@@ -528,12 +528,13 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 			// The worker's clean checks' inputs, kept across its pieces
 			// (readseen.go).
 			seen := &readerSeen{}
+			var wr *runner
 			for {
 				i, ok := q.take(w)
 				if !ok {
 					return
 				}
-				s, err := protect(func() (*Summary, error) { return e.piece(i, wc, sp, seen) })
+				s, err := protect(func() (*Summary, error) { return e.piece(i, wc, sp, seen, &wr) })
 				e.mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = err
@@ -614,18 +615,28 @@ func (e *explorer) resumed(i int) *Summary {
 }
 
 // piece explores piece i of the job's shard (pieces.go) with the worker's
-// seen (readseen.go) and returns its summary.
-func (e *explorer) piece(i int, wc *stateCache, sp *splitter, seen *readerSeen) (*Summary, error) {
+// seen (readseen.go) and runner *wr (made at its first piece), and
+// returns its summary. The runner is the worker's across its pieces: a
+// piece's first run shares nothing with the run before (startShared(-1)),
+// and what the runner keeps from run to run (its records, snaps and
+// buffers) is kept grown. A runner per piece made two workers grow them
+// 32 times over: on peer-spin K=2, 204 ms of CPU and 3,559 page faults
+// against 169 ms and 2,147 (6 Dec 2026).
+func (e *explorer) piece(i int, wc *stateCache, sp *splitter, seen *readerSeen, wr **runner) (*Summary, error) {
 	opt := e.opt
-	r, err := newRunner(e.sc)
-	if err != nil {
-		return nil, err
+	r := *wr
+	if r == nil {
+		var err error
+		if r, err = newRunner(e.sc); err != nil {
+			return nil, err
+		}
+		r.rseen = seen
+		r.lazy = opt.LazyOrders
+		r.mergeOpt = opt.MergeRemotes
+		r.shareRuns(opt.RunOptions)
+		*wr = r
 	}
-	r.rseen = seen
 	d := &dfs{pm: e.pm, piece: i, zero: true}
-	r.lazy = opt.LazyOrders
-	r.mergeOpt = opt.MergeRemotes
-	r.shareRuns(opt.RunOptions)
 	r.skipper, r.fdfs = d, d
 	if wc != nil {
 		r.hashing = true
@@ -752,6 +763,7 @@ func (e *explorer) piece(i int, wc *stateCache, sp *splitter, seen *readerSeen) 
 					// The run as a schedule of the eager engine, whose
 					// file replays it (lazy.go).
 					if mat == nil {
+						var err error
 						if mat, err = newRunner(e.sc); err != nil {
 							return nil, err
 						}
