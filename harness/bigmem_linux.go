@@ -1,3 +1,5 @@
+//go:build linux && !race
+
 package harness
 
 import "golang.org/x/sys/unix"
