@@ -98,6 +98,8 @@ type weighted struct {
 // splitter is a worker's part of the per-combo totals.
 type splitter struct {
 	*splitTable
+	// q is the worker's count of lookups of the shared table (retire).
+	q *quiet
 	// ro: the running totals per region and order (not program order).
 	ro *[fgraph.NumSites][64]totals
 	// hit is the combos of the subtree the run stopped at (every hit).
@@ -142,22 +144,91 @@ type splitTable struct {
 	// spare: the blocks left behind when theirs grew, by their room (below
 	// spareCaps combos), for new blocks to take (spareBlock). Without
 	// them, peer-spin K=3 left 22,843 blocks behind: 9 of the blocks'
-	// 40 MiB. Not when shared: a worker may still be reading a block left
-	// behind (blockShared).
-	spare  [spareCaps][]int32
-	blk    chunked[uint64]
-	slab   chunked[splitKnown]
-	mem    arena
-	full   int64
-	states int64
-	max    int // combos at most (ExploreOptions.CacheEntries)
-	n      int // combos stored
+	// 40 MiB, and std C=0 with two workers peaked at 815 MB of RSS
+	// against 714 MB. Shared, a block left behind waits until no lookup
+	// can be reading it (retire).
+	spare [spareCaps][]int32
+	// readers are the workers' counts of lookups begun and ended (odd: in
+	// one; splitter.q). open is the blocks retired since the last seal;
+	// sealed, those retired before it, with the readers' counts then
+	// (sealSeen), which go to spare once every reader then in a lookup
+	// has left it (reclaim).
+	readers      []*quiet
+	open, sealed []retiredBlock
+	sealSeen     []uint64
+	reused       int // blocks taken from spare while shared
+	blk          chunked[uint64]
+	slab         chunked[splitKnown]
+	mem          arena
+	full         int64
+	states       int64
+	max          int // combos at most (ExploreOptions.CacheEntries)
+	n            int // combos stored
 	// closed: a store was refused (the table is full). From then on the
 	// states with pending regions are looked up here, then stored whole
 	// in the state cache's table, as without the totals per combo, and
 	// no state is stored here: a point recorded before may have missed
 	// some of its subtree's combos since (splitting).
 	closed atomic.Bool
+}
+
+// quiet is a worker's count of lookups of a shared table begun and ended,
+// on a cache line of its own.
+type quiet struct {
+	_ [64]byte
+	n atomic.Uint64
+	_ [56]byte
+}
+
+// retiredBlock is a block left behind, at, with room for room combos.
+type retiredBlock struct {
+	at   int32
+	room int
+}
+
+// register makes a reader's count, for a worker that looks up the shared
+// table. A reader registered after a block was retired reads the index
+// after the block was unlinked from it, so the block need not wait for it.
+func (sp *splitTable) register() *quiet {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	q := new(quiet)
+	sp.readers = append(sp.readers, q)
+	return q
+}
+
+// retire keeps a block that a key outgrew, shared, after the key's new
+// block is in the index: a lookup that read the index before may still
+// read it.
+func (sp *splitTable) retire(at int32, room int) {
+	sp.open = append(sp.open, retiredBlock{at, room})
+}
+
+// reclaim gives the sealed blocks to spare once every reader that was in
+// a lookup when they were sealed has left it (its count moved on: a lookup
+// begun after the seal read the index after they were unlinked), then
+// seals the open ones with the readers' counts now. A reader's count is
+// written (atomically) after its last read of a block, and read here
+// before the block is written again.
+func (sp *splitTable) reclaim() {
+	if len(sp.sealed) > 0 {
+		for i, n := range sp.sealSeen {
+			if n&1 == 1 && sp.readers[i].n.Load() == n {
+				return // still in the lookup it was in
+			}
+		}
+		for _, b := range sp.sealed {
+			sp.spare[b.room] = append(sp.spare[b.room], b.at)
+		}
+		sp.sealed = sp.sealed[:0]
+	}
+	if len(sp.open) > 0 {
+		sp.open, sp.sealed = sp.sealed, sp.open
+		sp.sealSeen = sp.sealSeen[:0]
+		for _, q := range sp.readers {
+			sp.sealSeen = append(sp.sealSeen, q.n.Load())
+		}
+	}
 }
 
 // newSplitTable makes a table of at most max combos (max: the state
@@ -544,6 +615,11 @@ func (sp *splitter) take(pts []splitCombo, k stateKey, p0 int64) bool {
 	var b []uint64
 	var n int
 	if sp.shared {
+		if sp.q == nil {
+			sp.q = sp.register()
+		}
+		sp.q.n.Add(1) // in a lookup (retire)
+		defer sp.q.n.Add(1)
 		b, n = sp.blockShared(k)
 	} else if b, _ = sp.block(k); b != nil {
 		n = int(b[0])
@@ -850,13 +926,13 @@ func (sp *splitter) store(kd *keyed, ws []weighted, slots []int) {
 		if b == nil || bn == int(b[1]) {
 			// A block with room for the point's combos not stored
 			// yet (at most those left), the stored combos copied.
-			c, n, oc := len(ws)-i, 0, 0
+			c, n, oc, at0 := len(ws)-i, 0, 0, at
 			if b != nil {
 				oc, n = int(b[1]), bn
 				c = max(n+c, oc+oc/2)
 			}
 			nat, rc, ok := sp.spareBlock(c)
-			if !ok || sp.shared {
+			if !ok {
 				if nat, ok = sp.blk.take(&sp.mem, blkLen(c), slabFirst); !ok {
 					sp.close()
 					continue
@@ -874,8 +950,13 @@ func (sp *splitter) store(kd *keyed, ws []weighted, slots []int) {
 				}
 			}
 			nb[0], nb[1] = uint64(n), uint64(c)
+			old := b != nil
 			b, at = nb, nat
 			sp.setIndex(kd.k, at)
+			if old && oc < spareCaps && sp.shared {
+				// Once the index names nb.
+				sp.retire(at0, oc)
+			}
 		}
 		c := int(b[1])
 		b[blkHead+bn] = sig
@@ -908,10 +989,16 @@ func (sp *splitter) store(kd *keyed, ws []weighted, slots []int) {
 // for c combos to half as many again, and its room; false if there is
 // none.
 func (sp *splitTable) spareBlock(c int) (at int32, room int, ok bool) {
+	if sp.shared {
+		sp.reclaim()
+	}
 	for cc := c; cc < min(spareCaps, c+c/2+1); cc++ {
 		if l := len(sp.spare[cc]); l > 0 {
 			at = sp.spare[cc][l-1]
 			sp.spare[cc] = sp.spare[cc][:l-1]
+			if sp.shared {
+				sp.reused++
+			}
 			return at, cc, true
 		}
 	}

@@ -230,11 +230,18 @@ func TestSplitSharedConcurrent(t *testing.T) {
 			defer writers.Done()
 			sp := &splitter{splitTable: tbl}
 			rng := rand.New(rand.NewPCG(uint64(w), 9))
-			for ci := 0; ci < combos; ci += 2 {
-				// Worker w stores its half of the keys' combos ci and
-				// ci+1 (one store, as a point's combos), and looks up
-				// keys of both halves.
+			// Four passes: the first half of the keys gets combos 0-1,
+			// 2-3, 4-5 in passes 0-2, the second half in passes 1-3, so
+			// that its new blocks can take those the first half's keys
+			// left behind (spareBlock, once no lookup can be reading
+			// them). Worker w stores its half of the keys (odd or even),
+			// and looks up keys of both halves.
+			for pass := 0; pass < 4; pass++ {
 				for key := w; key < keys; key += 2 {
+					ci := 2 * (pass - key*2/keys)
+					if ci < 0 || ci >= combos {
+						continue
+					}
 					var ws []weighted
 					for cj := ci; cj < ci+2; cj++ {
 						wt, wk := want(key, cj)
@@ -280,4 +287,8 @@ func TestSplitSharedConcurrent(t *testing.T) {
 	if n := len(*tbl.pub.Load()); n < 4096 {
 		t.Errorf("an index of %d slots for %d keys: it never doubled under the readers", n, keys)
 	}
+	if tbl.reused == 0 {
+		t.Error("no block left behind was taken again: the test did not exercise retire and reclaim")
+	}
+	t.Logf("%d blocks taken again from %d keys' growth", tbl.reused, keys)
 }
