@@ -439,14 +439,23 @@ func (c *stateCache) get(k stateKey, ks string) (cacheEntry, bool) {
 // With the lock, the workers waited for each other's stores: on std C=3
 // with two workers 0.27 s blocked, and 0.34 s of CPU in Lock and Unlock,
 // for a run of 5.6 s (block and CPU profiles, ninth session). It probes
-// the slots published last (pub), each word read whole: a slot being
-// filled (be still 0) or an array a doubling left behind (its pages given
-// back: zeros, read as free) is a miss, never a wrong hit, and a miss
-// costs time only. The entry a filled slot names was written before the
-// slot (put), in a chunk that never moves (chunked.share).
+// the slots published last (pub, probeShared); a miss costs time only.
+// The entry a filled slot names was written before the slot (put), in a
+// chunk that never moves (chunked.share).
 func (c *stateCache) getShared(k stateKey) (cacheEntry, bool) {
+	at, ok := probeShared(*c.pub.Load(), k)
+	if !ok {
+		return cacheEntry{}, false
+	}
+	return chunkAt(c.entDir, entChunkShift, at, 1)[0], true
+}
+
+// probeShared is the entry of k in slots, which a worker holding the lock
+// may be filling (storeSlot), each word read whole: a slot being filled
+// (be still 0) or an array a doubling left behind (its pages given back:
+// zeros, read as free) is a miss, never a wrong entry.
+func probeShared(slots []slot, k stateKey) (int32, bool) {
 	a, b := slotKey(k)
-	slots := *c.pub.Load()
 	mask := len(slots) - 1
 	for i := int(a) & mask; ; i = (i + 1) & mask {
 		s := &slots[i]
@@ -454,15 +463,22 @@ func (c *stateCache) getShared(k stateKey) (cacheEntry, bool) {
 		case sa == a:
 			be := atomic.LoadUint64(&s.be)
 			if be == 0 {
-				return cacheEntry{}, false // being stored
+				return 0, false // being stored
 			}
 			if uint32(be) == b {
-				return chunkAt(c.entDir, entChunkShift, slot{sa, be}.entry(), 1)[0], true
+				return slot{sa, be}.entry(), true
 			}
 		case sa == 0 && atomic.LoadUint64(&s.be) == 0:
-			return cacheEntry{}, false
+			return 0, false
 		}
 	}
+}
+
+// storeSlot writes ns into *s for readers without the lock (probeShared):
+// each word whole, be (never 0 in a filled slot) last.
+func storeSlot(s *slot, ns slot) {
+	atomic.StoreUint64(&s.a, ns.a)
+	atomic.StoreUint64(&s.be, ns.be)
 }
 
 func (c *stateCache) put(k stateKey, ks string, t *totals, kt *knownTot, p0 int64) {
@@ -523,10 +539,7 @@ func (c *stateCache) putLocked(k stateKey, ks string, t *totals, kt *knownTot, p
 	}
 	c.ents.at(at, 1)[0] = e
 	if c.shared {
-		// Each word whole, be last (getShared).
-		ns := mkSlot(a, b, at)
-		atomic.StoreUint64(&s.a, ns.a)
-		atomic.StoreUint64(&s.be, ns.be)
+		storeSlot(s, mkSlot(a, b, at))
 	} else {
 		*s = mkSlot(a, b, at)
 	}

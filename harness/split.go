@@ -329,11 +329,9 @@ func (sp *splitTable) setIndex(k stateKey, at int32) {
 		sp.slots[i] = mkSlot(a, b, at)
 		return
 	}
-	// Each word whole, be last (blockShared): a reader sees the key's
-	// old block or its new one, each with the combos it holds.
-	ns := mkSlot(a, b, at)
-	atomic.StoreUint64(&sp.slots[i].a, ns.a)
-	atomic.StoreUint64(&sp.slots[i].be, ns.be)
+	// A reader sees the key's old block or its new one, each with the
+	// combos it holds.
+	storeSlot(&sp.slots[i], mkSlot(a, b, at))
 }
 
 // block is the stored combos of reduced key k (nil: none) and where they
@@ -348,36 +346,20 @@ func (sp *splitTable) block(k stateKey) (b []uint64, at int32) {
 }
 
 // blockShared is block for a worker that does not hold the lock: the
-// block of k as published last (setIndex), its length read whole, cut to
-// the combos published (store writes a combo, then the length). A block
-// left behind when its key's grew keeps the combos it had (no reuse when
-// shared), and an index array left behind by a doubling reads as empty:
-// a lookup may miss a combo stored a moment ago, which costs time only,
-// never sees one half written.
+// block of k as published last (setIndex, probeShared), its length read
+// whole, cut to the combos published (store writes its combos, then the
+// length). A block left behind when its key's grew keeps the combos it
+// had until no lookup can be reading it (retire): a lookup may miss a
+// combo stored a moment ago, which costs time only, never sees one half
+// written.
 func (sp *splitTable) blockShared(k stateKey) (b []uint64, n int) {
 	p := sp.pub.Load()
 	if p == nil {
 		return nil, 0
 	}
-	slots := *p
-	a, bk := slotKey(k)
-	mask := len(slots) - 1
-	var at int32
-	for i := int(a) & mask; ; i = (i + 1) & mask {
-		s := &slots[i]
-		sa := atomic.LoadUint64(&s.a)
-		if sa == a {
-			be := atomic.LoadUint64(&s.be)
-			if be == 0 {
-				return nil, 0 // being stored
-			}
-			if uint32(be) == bk {
-				at = slot{sa, be}.entry()
-				break
-			}
-		} else if sa == 0 && atomic.LoadUint64(&s.be) == 0 {
-			return nil, 0
-		}
+	at, ok := probeShared(*p, k)
+	if !ok {
+		return nil, 0
 	}
 	h := chunkAt(sp.blkDir, slabChunkShift, at, blkHead)
 	n = int(atomic.LoadUint64(&h[0]))
@@ -390,10 +372,8 @@ func (sp *splitTable) slabShared(at int32, n int) []splitKnown {
 	return chunkAt(sp.slabDir, slabChunkShift, at, n)
 }
 
-// find is the record of the combo of signature sig in block b (nil: none).
-func find(b []uint64, sig uint64) []uint64 { return findN(b, int(b[0]), sig) }
-
-// findN is find among the block's first n combos.
+// findN is the record of the combo of signature sig among the first n
+// combos of block b (nil: none).
 func findN(b []uint64, n int, sig uint64) []uint64 {
 	c := int(b[1])
 	for i, s := range b[blkHead : blkHead+n] {
