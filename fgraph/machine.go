@@ -86,6 +86,10 @@ type Machine struct {
 
 	ops   []*Ops
 	tasks []taskInfo
+	// slotVer moves on at every change of a task's real stack (a push, a
+	// pop, a slot rewritten, a reset or a restore): a reader that kept a
+	// copy of the slots knows them unchanged while it stays (SlotsVersion).
+	slotVer uint64
 
 	// Current is the task running on the CPU; interrupts run on it.
 	Current int
@@ -294,6 +298,7 @@ func (m *Machine) View(t int) Image {
 // the hooks and the ops (unregistered). It reuses memory.
 func (m *Machine) Reset() {
 	clear(m.Mem)
+	m.slotVer++
 	for i := range m.tasks {
 		m.tasks[i].slots = m.tasks[i].slots[:0]
 		m.tasks[i].alive = true

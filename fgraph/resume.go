@@ -85,6 +85,7 @@ func (m *Machine) SaveState(s *MachineState) {
 // and Warnings).
 func (m *Machine) RestoreState(s *MachineState) {
 	copy(m.Mem, s.mem)
+	m.slotVer++
 	for i := range m.tasks {
 		m.tasks[i].slots = append(m.tasks[i].slots[:0], s.slots[i]...)
 		m.tasks[i].alive, m.tasks[i].idle = s.alive[i], s.idle[i]

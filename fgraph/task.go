@@ -70,6 +70,7 @@ func (m *Machine) FtraceGraphInitTask(t int) {
 	m.st(SiteInitTask, b+TaskDepth, intWord(-1))
 	m.tasks[t].alive = true
 	m.tasks[t].slots = m.tasks[t].slots[:0]
+	m.slotVer++
 	if m.ld(SiteInitTask, AddrActive) != 0 {
 		m.graphInitTask(t)
 	}
@@ -139,6 +140,7 @@ func (m *Machine) PeekCall(tail bool) (ret, retp Word) {
 func (m *Machine) Call(fn int, tail bool) bool {
 	ti := &m.tasks[m.Current]
 	var sl *slot
+	m.slotVer++
 	if tail && len(ti.slots) > 0 && ti.slots[len(ti.slots)-1].ctx == m.Level {
 		sl = &ti.slots[len(ti.slots)-1]
 		sl.fn = fn
@@ -175,6 +177,7 @@ func (m *Machine) Call(fn int, tail bool) bool {
 	sl = &m.tasks[m.Current].slots[m.slotIndex(retp)]
 	if r == 0 {
 		sl.val = ReturnToHandler // *parent = return_hooker
+		m.slotVer++
 	}
 	if bit >= 0 {
 		m.ftraceTestRecursionUnlock(bit)
@@ -204,6 +207,7 @@ func (m *Machine) Return() (got, want Word) {
 	}
 	sl := ti.slots[len(ti.slots)-1]
 	ti.slots = ti.slots[:len(ti.slots)-1]
+	m.slotVer++
 	v := sl.val
 	for n := 0; v == ReturnToHandler && n < 64; n++ {
 		m.Handlers[m.Level&7]++
@@ -228,6 +232,11 @@ func (m *Machine) Slots(t int) []Slot {
 	}
 	return out
 }
+
+// SlotsVersion is a count that moves on at every change of any task's
+// real stack: two reads of it that agree, on the same machine, saw the
+// same slots in between.
+func (m *Machine) SlotsVersion() uint64 { return m.slotVer }
 
 // SlotCount is the number of live slots of task t.
 func (m *Machine) SlotCount(t int) int { return len(m.tasks[t].slots) }

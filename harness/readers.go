@@ -213,12 +213,17 @@ type readerMemo struct {
 	mask        uint64        // the words of ret_stack[0, 64) it covers
 	fRet, fCurr fgraph.Addr   // task t's ret_stack and curr_ret_stack
 	slots       []fgraph.Word // retp, val, orig per slot of the real stack
+	// The machine and its real stacks' version (fgraph.SlotsVersion)
+	// when slots were last seen current: while both stay, so do the slots.
+	sm   *fgraph.Machine
+	sver uint64
 }
 
 // readerMemoOff turns the memo off, and readerSeen with it;
 // readerMemoDrop names a part of their inputs to leave out, to show that
 // the tests catch it ("curr": curr_ret_stack; "words": readerSeen's
-// values of the words); readerMemoSkips, when set, counts the checks they
+// values of the words; "slots": the real stack, taken for unchanged
+// whatever its version says); readerMemoSkips, when set, counts the checks they
 // left out (tests).
 var (
 	readerMemoOff   bool
@@ -245,6 +250,9 @@ func (p *readerMemo) same(r *runner, t int) bool {
 		return false
 	}
 	m := r.m
+	if p.sm == m && (p.sver == m.SlotsVersion() || readerMemoDrop == "slots") && !readerMemoNoVersion {
+		return true // no real stack changed since the slots were current
+	}
 	n := m.SlotCount(t)
 	if 3*n != len(p.slots) {
 		return false
@@ -255,8 +263,13 @@ func (p *readerMemo) same(r *runner, t int) bool {
 			return false
 		}
 	}
+	p.sm, p.sver = m, m.SlotsVersion()
 	return true
 }
+
+// readerMemoNoVersion, in tests, compares the real stack word by word at
+// every check, as before the version.
+var readerMemoNoVersion bool
 
 // save keeps what a clean check of task t read: the words of mask (bit i:
 // ret_stack[i]) and the slot word cursorAtBottom reads.
@@ -267,6 +280,7 @@ func (p *readerMemo) save(r *runner, t int, mask uint64) {
 		retp, val, orig := m.SlotWords(t, i)
 		p.slots = append(p.slots, retp, val, orig)
 	}
+	p.sm, p.sver = m, m.SlotsVersion()
 }
 
 // saveSlots is save with task t's real stack given (retp, val, orig per
@@ -274,6 +288,7 @@ func (p *readerMemo) save(r *runner, t int, mask uint64) {
 func (p *readerMemo) saveSlots(r *runner, t int, mask uint64, slots []fgraph.Word) {
 	p.set(r, t, mask)
 	p.slots = append(p.slots, slots...)
+	p.sm, p.sver = r.m, r.m.SlotsVersion()
 }
 
 // set is save but for the real stack, which it empties.

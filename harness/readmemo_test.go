@@ -50,9 +50,11 @@ func TestReaderMemoSound(t *testing.T) {
 }
 
 // TestReaderMemoCaught: a memo that does not forget what it kept when
-// curr_ret_stack changes, or one that keeps the earlier clean checks'
-// inputs without the values of the words their walks read, changes std's
-// result, and the comparison sees it.
+// curr_ret_stack changes, one that keeps the earlier clean checks'
+// inputs without the values of the words their walks read, or one that
+// takes the real stack for the one it kept without reading it again when
+// its version moved (fgraph.SlotsVersion), changes std's result, and the
+// comparison sees it.
 func TestReaderMemoCaught(t *testing.T) {
 	sc := Standard(fgraph.Latest)
 	opt := ExploreOptions{RunOptions: RunOptions{KeepGoing: true}}
@@ -68,4 +70,86 @@ func TestReaderMemoCaught(t *testing.T) {
 			t.Errorf("%s went unnoticed", tc.what)
 		}
 	}
+}
+
+// TestReaderMemoSeesRealStack: the memos trust their copy of the real
+// stack only while no real stack changed (fgraph.SlotsVersion); after a
+// call, a return or a restore they read the slots again and see the
+// change, also one that leaves as many slots (a restore of a slot not
+// hijacked over one that is). No exploration above tells apart a memo
+// that skips this: the calls and returns that change the real stack
+// change curr_ret_stack or the words the walks read too, which the memos
+// watch. So it is checked here, on the memos themselves.
+func TestReaderMemoSeesRealStack(t *testing.T) {
+	for _, miss := range realStackMisses(t) {
+		t.Error(miss)
+	}
+}
+
+// TestReaderMemoSeesRealStackCaught: memos that trust their copy of the
+// real stack whatever its version says (readerMemoDrop "slots") miss
+// those changes, and the test above sees it.
+func TestReaderMemoSeesRealStackCaught(t *testing.T) {
+	defer withDrop("slots")()
+	if len(realStackMisses(t)) == 0 {
+		t.Error("memos blind to the real stack's version went unnoticed")
+	}
+}
+
+func withDrop(d string) func() {
+	readerMemoDrop = d
+	return func() { readerMemoDrop = "" }
+}
+
+// realStackMisses changes task 0's real stack step by step and returns
+// the changes the memos missed.
+func realStackMisses(t *testing.T) []string {
+	t.Helper()
+	r, err := newRunner(Standard(fgraph.Latest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := r.m
+	var plain fgraph.MachineState
+	steps := []struct {
+		name string
+		do   func()
+	}{
+		{"a call no user traces", func() { m.Call(1, false) }},
+		{"the state saved, then its return", func() {
+			m.SaveState(&plain)
+			m.Return()
+		}},
+		{"a traced call (the slot hijacked)", func() {
+			if m.RegisterFtraceGraph(r.ops[0]) < 0 {
+				t.Fatal("user 0 not registered")
+			}
+			if !m.Call(1, false) {
+				t.Fatal("the call was not traced")
+			}
+		}},
+		{"the slot not hijacked put back (as many slots)", func() { m.RestoreState(&plain) }},
+		{"a return", func() { m.Return() }},
+	}
+	var memo readerMemo
+	var seen readerSeen
+	var misses []string
+	memo.save(r, 0, 0)
+	seen.setShape(r, 0)
+	for _, s := range steps {
+		if !memo.same(r, 0) {
+			t.Fatalf("before %s: the memo differs from the stack it kept", s.name)
+		}
+		shape := seen.stack
+		s.do()
+		if memo.same(r, 0) {
+			misses = append(misses, s.name+": the reader memo took the changed real stack for the one it kept")
+		}
+		seen.setShape(r, 0)
+		if seen.stack == shape {
+			misses = append(misses, s.name+": readerSeen kept the digest of the real stack before it")
+		}
+		memo.save(r, 0, 0)
+	}
+	return misses
 }

@@ -54,6 +54,10 @@ type readerSeen struct {
 	shape  uint64
 	shapeM []uint64
 	shapeV bool
+	// The machine and its real stacks' version (fgraph.SlotsVersion)
+	// when slots was last seen current.
+	sm     *fgraph.Machine
+	sver   uint64
 	recent [256]recentShape // a few shapes' masks, in front of the map
 	buf    []uint64
 }
@@ -70,9 +74,11 @@ func (p *readerSeen) setShape(r *runner, t int) {
 	m := r.m
 	n := m.SlotCount(t)
 	same := p.t == t && len(p.slots) == 3*n && p.slots != nil
-	for i := 0; same && i < n; i++ {
-		retp, val, orig := m.SlotWords(t, i)
-		same = p.slots[3*i] == retp && p.slots[3*i+1] == val && p.slots[3*i+2] == orig
+	if !same || p.sm != m || p.sver != m.SlotsVersion() && readerMemoDrop != "slots" || readerMemoNoVersion {
+		for i := 0; same && i < n; i++ {
+			retp, val, orig := m.SlotWords(t, i)
+			same = p.slots[3*i] == retp && p.slots[3*i+1] == val && p.slots[3*i+2] == orig
+		}
 	}
 	if !same {
 		p.t, p.slots = t, p.slots[:0]
@@ -84,6 +90,7 @@ func (p *readerSeen) setShape(r *runner, t int) {
 		}
 		p.stack = h
 	}
+	p.sm, p.sver = m, m.SlotsVersion()
 	b := m.TaskBase(t)
 	sh := mix(mix(p.stack, uint64(m.Mem[b+fgraph.TaskRetStack])), uint64(m.Mem[b+fgraph.TaskCurr]))
 	if !p.shapeV || sh != p.shape {
