@@ -250,7 +250,7 @@ func (p *readerMemo) same(r *runner, t int) bool {
 		return false
 	}
 	m := r.m
-	if p.sm == m && (p.sver == m.SlotsVersion() || readerMemoDrop == "slots") && !readerMemoNoVersion {
+	if p.sm == m && (p.sver == m.SlotsVersion() || readerMemoDrop == "slots") {
 		return true // no real stack changed since the slots were current
 	}
 	n := m.SlotCount(t)
@@ -266,10 +266,6 @@ func (p *readerMemo) same(r *runner, t int) bool {
 	p.sm, p.sver = m, m.SlotsVersion()
 	return true
 }
-
-// readerMemoNoVersion, in tests, compares the real stack word by word at
-// every check, as before the version.
-var readerMemoNoVersion bool
 
 // save keeps what a clean check of task t read: the words of mask (bit i:
 // ret_stack[i]) and the slot word cursorAtBottom reads.
