@@ -223,8 +223,8 @@ type readerMemo struct {
 // readerMemoDrop names a part of their inputs to leave out, to show that
 // the tests catch it ("curr": curr_ret_stack; "words": readerSeen's
 // values of the words; "slots": the real stack, taken for unchanged
-// whatever its version says); readerMemoSkips, when set, counts the checks they
-// left out (tests).
+// whatever its version says); readerMemoSkips, when set, counts the
+// checks they left out (tests).
 var (
 	readerMemoOff   bool
 	readerMemoDrop  string

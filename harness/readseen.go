@@ -74,7 +74,9 @@ func (p *readerSeen) setShape(r *runner, t int) {
 	m := r.m
 	n := m.SlotCount(t)
 	same := p.t == t && len(p.slots) == 3*n && p.slots != nil
-	if !same || p.sm != m || p.sver != m.SlotsVersion() && readerMemoDrop != "slots" {
+	// Compared word by word only if a real stack changed since slots
+	// was current.
+	if same && (p.sm != m || p.sver != m.SlotsVersion() && readerMemoDrop != "slots") {
 		for i := 0; same && i < n; i++ {
 			retp, val, orig := m.SlotWords(t, i)
 			same = p.slots[3*i] == retp && p.slots[3*i+1] == val && p.slots[3*i+2] == orig
