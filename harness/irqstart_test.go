@@ -56,3 +56,55 @@ func TestIRQStartCaught(t *testing.T) {
 		t.Errorf("a catch-up that leaves out the data went unnoticed")
 	}
 }
+
+// TestIRQStartLazySound: with lazy region orders, runs that start at an
+// interrupt's entry leave the counts, verdicts, known findings, coverage
+// and first violation as they are without them, on lazyScenarios (std,
+// peer-spin, and each with every catalogue mutant) and on peer-spin at
+// K=3, every violation of every run counted; both starts and catch-ups
+// happen. (An entry snap is taken only where no context is inside a
+// pending instance, whose state lives on the commit loop's Go stack.)
+func TestIRQStartLazySound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores std, peer-spin and every mutant twice with lazy orders")
+	}
+	var starts, catches atomic.Int64
+	irqStarts, catchUps = &starts, &catches
+	defer func() { irqStarts, catchUps = nil, nil }()
+	k3 := PeerSpin(fgraph.Latest)
+	k3.Name, k3.Bound.K = "peer-spin K=3", 3
+	for _, sc := range append(lazyScenarios(), k3) {
+		t.Run(sc.Name, func(t *testing.T) {
+			opt := ExploreOptions{Cache: true, LazyOrders: true, RunOptions: RunOptions{KeepGoing: true}}
+			var off string
+			withSet(&noIRQStart, func() { off = exploredFull(t, sc, opt) })
+			if on := exploredFull(t, sc, opt); on != off {
+				t.Errorf("runs that start at an interrupt change the lazy engine's result:\nwithout:\n%s\nwith:\n%s", off, on)
+			}
+		})
+	}
+	t.Logf("%d runs started at an interrupt's entry, %d of them caught up", starts.Load(), catches.Load())
+	if starts.Load() < 1000 || catches.Load() < 100 {
+		t.Errorf("%d runs started at an interrupt's entry, %d caught up: too few to tell", starts.Load(), catches.Load())
+	}
+}
+
+// TestIRQStartLazyCaught: starts and catch-ups that leave the lazy
+// engine's pending regions as the run had them, instead of putting back
+// the entry snap's, change peer-spin's result with lazy orders, and the
+// comparison sees it.
+func TestIRQStartLazyCaught(t *testing.T) {
+	sc := PeerSpin(fgraph.Latest)
+	opt := ExploreOptions{Cache: true, LazyOrders: true, RunOptions: RunOptions{KeepGoing: true}}
+	var off string
+	withSet(&noIRQStart, func() { off = exploredFull(t, sc, opt) })
+	irqStartDrop = "pending"
+	defer func() { irqStartDrop = "" }()
+	if _, err := Explore(sc, opt); err != nil {
+		t.Logf("caught: %v", err)
+		return
+	}
+	if on := exploredFull(t, sc, opt); on == off {
+		t.Errorf("starts that leave out the pending regions went unnoticed")
+	}
+}
