@@ -34,15 +34,12 @@ import (
 //
 // On with the cache (without it there is no lookup after an interrupt and
 // every run would catch up) and the event snaps (evOn), and only for an
-// interrupt of a task with no nested call in flight. With lazy orders, an
-// entry snap is taken only where no context is inside a pending region's
-// instance (lzN == 0: an instance's state lives on the commit loop's Go
-// stack); the pending regions themselves are data, saved and put back with
-// the rest (savePending). On peer-spin K=3, 36,488 of the 72,449 runs start
-// at an interrupt's entry and 5,781 of them catch up; the replayed
-// accesses of a run that changed an interrupt fall from 37.8 to 27.3
-// (`--run-kinds`), its instructions by 2.0 % (6 Dec 2026, nineteenth
-// session).
+// interrupt of a task with no nested call in flight. With lazy orders the
+// snap keeps the pending regions (savePending) and the task's instance of
+// one, if the interrupt came inside it (instSnap): the instance's record is
+// data the interrupt reads (its state's encoding does) but does not change,
+// so a start fills the pool's record again, and a catch-up checks that its
+// replay rebuilt the same one under the commit loop.
 // TestIRQStartSound and TestIRQStartLazySound compare explorations with
 // it and without it; TestIRQStartCaught and TestIRQStartLazyCaught show
 // that a catch-up that leaves the data as the replay made it, and starts
@@ -55,12 +52,14 @@ type fullSnap struct {
 	// The task contexts' stores, which a snap between ops has none of.
 	bufs, rests [][]pending
 	stores      [][]fgraph.Addr
-	cov         []uint32
-	log         []fgraph.Record
-	warn        []fgraph.Warning
-	quiet       bool // runner.quietStop
-	digest      bool
-	skipped     int64
+	// The task contexts' pending instances (lazy orders), if any.
+	insts   []instSnap
+	cov     []uint32
+	log     []fgraph.Record
+	warn    []fgraph.Warning
+	quiet   bool // runner.quietStop
+	digest  bool
+	skipped int64
 }
 
 // entrySnap is the state of a run as the interrupt whose option is choice
@@ -95,7 +94,9 @@ type entrySnaps struct {
 // irqStartDrop names a part of the state a catch-up leaves as the replay
 // made it ("data": memory, the model, the verdicts, what saveData
 // saves), a wrong catch-up, or that a start and a catch-up both leave as
-// the run had it ("pending": the lazy engine's pending regions).
+// the run had it ("pending": the lazy engine's pending regions), or that
+// a start leaves as the pool's record holds it ("instance": the task's
+// pending instance, as the last run to use the record left it).
 // irqStarts and catchUps, if set, count the runs that started at an
 // interrupt's entry and those of them that caught up.
 var (
@@ -135,6 +136,64 @@ func (e *entrySnaps) find(idx int) *entrySnap {
 	return nil
 }
 
+// instSnap is a task context's instance of a pending region (lazy.go), as
+// an entry snap keeps it. The record lives in the runner's pool
+// (lzFree) and later runs fill it again, so its slices are copied; ords
+// are the shape's, read-only, and kept as they are.
+type instSnap struct {
+	has   bool
+	inst  lzInst // the scalars and the read-only ords; the copies below replace its other slices
+	buf   []pending
+	keys  []lzKey
+	vals  []fgraph.Word
+	occ   []int32
+	fixes []wordFix
+	clean []uint64
+}
+
+// save copies lz (nil: none) into s.
+func (s *instSnap) save(lz *lzInst) {
+	s.has = lz != nil
+	if lz == nil {
+		return
+	}
+	s.inst = *lz
+	s.buf = append(s.buf[:0], lz.buf...)
+	s.keys = append(s.keys[:0], lz.keys...)
+	s.vals = append(s.vals[:0], lz.an.vals...)
+	s.occ = append(s.occ[:0], lz.an.occ...)
+	s.fixes = append(s.fixes[:0], lz.an.fixes...)
+	s.clean = append(s.clean[:0], lz.cleanList...)
+}
+
+// load puts the instance s saved into the pool's record lz, on a fresh Go
+// stack: no commit loop holds lz, and its slices become lz's own copies
+// (buf the snap's, which nothing writes through an instance).
+func (s *instSnap) load(lz *lzInst) {
+	kown, vals, occ, fixes, clean := lz.kown, lz.an.vals, lz.an.occ, lz.an.fixes, lz.cleanList
+	*lz = s.inst
+	lz.buf = s.buf[:len(s.buf):len(s.buf)]
+	lz.kown = append(kown[:0], s.keys...)
+	lz.keys = lz.kown
+	lz.an.vals = append(vals[:0], s.vals...)
+	lz.an.occ = append(occ[:0], s.occ...)
+	lz.an.fixes = append(fixes[:0], s.fixes...)
+	lz.cleanList = append(clean[:0], s.clean...)
+}
+
+// same reports whether the live instance lz, which a catch-up's replay
+// rebuilt under its commit loop, is the one s saved after the interrupt:
+// an interrupt changes no instance of its task (its own are records of
+// their own, and what it narrows is the regions' live options, data).
+func (s *instSnap) same(lz *lzInst) bool {
+	if !s.has || lz == nil {
+		return s.has == (lz != nil)
+	}
+	x := &s.inst
+	return lz.region == x.region && lz.rep == x.rep && lz.k == x.k && lz.anchorK == x.anchorK && lz.evAt == x.evAt &&
+		lz.klive == x.klive && lz.kn == x.kn && len(lz.buf) == len(s.buf) && len(lz.keys) == len(s.keys)
+}
+
 // entryAt is called as the interrupt whose option is choice point idx
 // begins on task context parent: it takes the entry snap if there is
 // none, and marks the interrupt as not returned.
@@ -147,7 +206,7 @@ func (r *runner) entryAt(parent *ctx, id int, k EventKind, at Pos, idx int) {
 		x.end = math.MaxInt
 		return
 	}
-	if !r.evSavable() || r.lzN > 0 {
+	if !r.evSavable() {
 		return
 	}
 	if e.n == len(e.list) {
@@ -246,15 +305,29 @@ func (r *runner) saveFull(f *fullSnap) {
 	p := &f.snap
 	p.points, p.cur = r.points, r.m.Current
 	p.tasks = p.tasks[:0]
-	f.bufs, f.rests, f.stores = f.bufs[:0], f.rests[:0], f.stores[:0]
+	f.bufs, f.rests, f.stores, f.insts = f.bufs[:0], f.rests[:0], f.stores[:0], f.insts[:0]
+	n := 0
 	for i, c := range r.taskCt {
 		p.tasks = append(p.tasks, *c)
 		if i == len(f.bufs) {
 			f.bufs, f.rests, f.stores = append(f.bufs, nil), append(f.rests, nil), append(f.stores, nil)
 		}
+		if i == cap(f.insts) {
+			f.insts = append(f.insts, instSnap{})
+		}
+		f.insts = f.insts[:i+1]
 		f.bufs[i] = append(f.bufs[i][:0], c.buf...)
 		f.rests[i] = append(f.rests[i][:0], c.rest...)
 		f.stores[i] = append(f.stores[i][:0], c.stored...)
+		f.insts[i].save(c.lz)
+		if c.lz != nil {
+			n++
+		}
+	}
+	if n != r.lzN {
+		// Taken at a task's yield: every context inside an instance is a
+		// task's.
+		internalf("interrupt start: %d contexts inside a pending instance, %d of them tasks", r.lzN, n)
 	}
 	p.pc = append(p.pc[:0], r.pc...)
 	r.saveData(p)
@@ -278,8 +351,13 @@ func (r *runner) loadFull(f *fullSnap, live bool) {
 				internalf("interrupt start: %s has %d, %d, %d stores after the catch-up, %d, %d, %d before", c.name, len(buf), len(rest), len(stored), len(f.bufs[i]), len(f.rests[i]), len(f.stores[i]))
 			}
 
+			if !f.insts[i].same(c.lz) {
+				internalf("interrupt start: %s's pending instance after the catch-up is not the one the interrupt left", c.name)
+			}
+			lz := c.lz
 			*c = p.tasks[i]
 			c.buf, c.spare, c.rest, c.restBuf, c.stored = buf, spare, rest, restBuf, stored
+			c.lz = lz // the record the commit loop on the Go stack holds
 			continue
 		}
 		*c = p.tasks[i]
@@ -287,6 +365,19 @@ func (r *runner) loadFull(f *fullSnap, live bool) {
 		c.rest = append(restBuf[:0], f.rests[i]...)
 		c.stored = append(stored[:0], f.stores[i]...)
 		c.spare, c.restBuf = spare, nil
+		if f.insts[i].has {
+			// The record the run that saved it used (the pool's, in the
+			// order the instances began), filled again.
+			if r.lzN >= len(r.lzPool) || c.lz != r.lzPool[r.lzN] {
+				internalf("interrupt start: %s's pending instance is not the pool's record %d", c.name, r.lzN)
+			}
+			if irqStartDrop != "instance" {
+				f.insts[i].load(c.lz)
+			}
+			r.lzN++
+		} else if c.lz != nil {
+			internalf("interrupt start: %s holds a pending instance the snap has none of", c.name)
+		}
 	}
 	copy(r.pc, p.pc)
 	if live && irqStartDrop == "data" {

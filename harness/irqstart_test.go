@@ -62,8 +62,8 @@ func TestIRQStartCaught(t *testing.T) {
 // and first violation as they are without them, on lazyScenarios (std,
 // peer-spin, and each with every catalogue mutant) and on peer-spin at
 // K=3, every violation of every run counted; both starts and catch-ups
-// happen. (An entry snap is taken only where no context is inside a
-// pending instance, whose state lives on the commit loop's Go stack.)
+// happen, interrupts that came inside a task's pending instance among
+// them (instSnap).
 func TestIRQStartLazySound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores std, peer-spin and every mutant twice with lazy orders")
@@ -89,22 +89,27 @@ func TestIRQStartLazySound(t *testing.T) {
 	}
 }
 
-// TestIRQStartLazyCaught: starts and catch-ups that leave the lazy
-// engine's pending regions as the run had them, instead of putting back
-// the entry snap's, change peer-spin's result with lazy orders, and the
-// comparison sees it.
+// TestIRQStartLazyCaught: with lazy orders, starts and catch-ups that
+// leave the pending regions as the run had them, and starts that leave the
+// task's pending instance as the pool's record holds it (the last run to
+// use it filled it), instead of putting back the entry snap's, change
+// peer-spin's result, and the comparison sees it.
 func TestIRQStartLazyCaught(t *testing.T) {
 	sc := PeerSpin(fgraph.Latest)
 	opt := ExploreOptions{Cache: true, LazyOrders: true, RunOptions: RunOptions{KeepGoing: true}}
 	var off string
 	withSet(&noIRQStart, func() { off = exploredFull(t, sc, opt) })
-	irqStartDrop = "pending"
-	defer func() { irqStartDrop = "" }()
-	if _, err := Explore(sc, opt); err != nil {
-		t.Logf("caught: %v", err)
-		return
-	}
-	if on := exploredFull(t, sc, opt); on == off {
-		t.Errorf("starts that leave out the pending regions went unnoticed")
+	for _, drop := range []string{"pending", "instance"} {
+		t.Run(drop, func(t *testing.T) {
+			irqStartDrop = drop
+			defer func() { irqStartDrop = "" }()
+			if _, err := Explore(sc, opt); err != nil {
+				t.Logf("caught: %v", err)
+				return
+			}
+			if on := exploredFull(t, sc, opt); on == off {
+				t.Errorf("starts that leave out the %s went unnoticed", drop)
+			}
+		})
 	}
 }
