@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -59,11 +60,15 @@ func TestIRQStartCaught(t *testing.T) {
 
 // TestIRQStartLazySound: with lazy region orders, runs that start at an
 // interrupt's entry leave the counts, verdicts, known findings, coverage
-// and first violation as they are without them, on lazyScenarios (std,
-// peer-spin, and each with every catalogue mutant) and on peer-spin at
-// K=3, every violation of every run counted; both starts and catch-ups
-// happen, interrupts that came inside a task's pending instance among
-// them (instSnap).
+// and first violation as they are without them, on lazyScenarios (std and
+// peer-spin, each with every catalogue mutant) and on peer-spin at K=3;
+// both starts and catch-ups happen, interrupts that came inside a task's
+// pending instance among them (instSnap). std, peer-spin, peer-spin K=3
+// and the mutants of std at C=1 are explored completely (every violation
+// of every run counted); the mutants of peer-spin to their first kill,
+// but M-push-barrier2, whose kills are no-alias's only, so that it runs
+// to the end (10-20 s each way; TestLazySound compares it, starts on,
+// with the eager engine).
 func TestIRQStartLazySound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores std, peer-spin and every mutant twice with lazy orders")
@@ -74,8 +79,14 @@ func TestIRQStartLazySound(t *testing.T) {
 	k3 := PeerSpin(fgraph.Latest)
 	k3.Name, k3.Bound.K = "peer-spin K=3", 3
 	for _, sc := range append(lazyScenarios(), k3) {
+		if sc.Name == "peer-spin.M-push-barrier2" {
+			continue
+		}
 		t.Run(sc.Name, func(t *testing.T) {
 			opt := ExploreOptions{Cache: true, LazyOrders: true, RunOptions: RunOptions{KeepGoing: true}}
+			if sc.Mutant != 0 && strings.HasPrefix(sc.Name, "peer-spin.") {
+				opt = ExploreOptions{Cache: true, LazyOrders: true, StopAtFirst: true}
+			}
 			var off string
 			withSet(&noIRQStart, func() { off = exploredFull(t, sc, opt) })
 			if on := exploredFull(t, sc, opt); on != off {
