@@ -43,7 +43,7 @@ import (
 // TestIRQStartSound and TestIRQStartLazySound compare explorations with
 // it and without it; TestIRQStartCaught and TestIRQStartLazyCaught show
 // that a catch-up that leaves the data as the replay made it, and starts
-// that leave out the pending regions, are caught.
+// that leave out the pending regions or the task's instance, are caught.
 
 // fullSnap is the whole state of a run at a task's yield where an
 // interrupt begins or has just returned: all but the Go stack.
