@@ -432,14 +432,7 @@ func (r *runner) checkTransparent(c *ctx, before []fgraph.Word) {
 
 // checkCapacity is oracle 6, on every committed store.
 func (r *runner) checkCapacity(c *ctx, st pending) {
-	over := false
-	for _, x := range r.stacks {
-		if st.addr >= x.lo+fgraph.Addr(r.maxOff) && st.addr < x.hi {
-			over = true
-			break
-		}
-	}
-	if !over {
+	if t := r.stackAt[st.addr]; t < 0 || st.addr < r.stacks[t].lo+fgraph.Addr(r.maxOff) {
 		return // not at or past any task's SHADOW_STACK_MAX_OFFSET
 	}
 	switch st.site {
@@ -541,7 +534,7 @@ func describeEntries(es []model.EntryCall) string {
 // checks the protocol: a retfunc runs only for a frame its user accepted
 // in the same registration, gets exactly its own data and the entry depth.
 // It returns the records not consumed.
-func (r *runner) checkReturn(c *ctx, mr model.ReturnResult, recs []fgraph.Record) []fgraph.Record {
+func (r *runner) checkReturn(c *ctx, mr model.ReturnResult, recs []*fgraph.Record) []*fgraph.Record {
 	f := mr.Frame
 	n := len(mr.Calls)
 	if len(recs) < n {

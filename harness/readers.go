@@ -464,7 +464,7 @@ func (r *runner) passesWith(fixes []wordFix) bool {
 
 // checkProfilerEntry checks what the profiler's entryfunc read: its own
 // frame, just pushed.
-func (r *runner) checkProfilerEntry(rec fgraph.Record, fn int) {
+func (r *runner) checkProfilerEntry(rec *fgraph.Record, fn int) {
 	if len(rec.Prof) == 0 {
 		return
 	}
@@ -484,7 +484,7 @@ func (r *runner) checkProfilerEntry(rec fgraph.Record, fn int) {
 // fgraph_retrieve_parent_data(idx, &size, depth) since. The data of a
 // parent that is an entry in flight is not judged (its callbacks may not
 // have reserved yet).
-func (r *runner) checkProfilerReturn(t int, rec fgraph.Record, e model.RetCall, f model.Frame) {
+func (r *runner) checkProfilerReturn(t int, rec *fgraph.Record, e model.RetCall, f model.Frame) {
 	depth := r.ops[rec.Ops].ParentDepth
 	if depth == 0 {
 		return

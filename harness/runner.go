@@ -159,14 +159,19 @@ type runner struct {
 	// variable (-1: none), read at every commit (checkCapacity).
 	maxOff, varBase int
 	stacks          []taskStack // per task (visible, checkCapacity)
-	rmemo           readerMemo  // the in-place readers' last clean inputs (readers.go)
-	rseen           *readerSeen // the inputs of the clean in-place checks so far (readseen.go)
-	rwatch          readWatch   // the reads of an in-place walk (readers.go)
-	mcfg            model.Config
-	m               *fgraph.Machine
-	ops             []*fgraph.Ops
-	model           *model.State
-	ch              Chooser
+	// stackAt is, per word of memory, the task whose shadow stack holds
+	// it, or -1 (at most MaxTasks tasks: fgraph.Config.Validate): a
+	// commit's visible and checkCapacity look it up there instead of
+	// trying each task.
+	stackAt []int8
+	rmemo   readerMemo  // the in-place readers' last clean inputs (readers.go)
+	rseen   *readerSeen // the inputs of the clean in-place checks so far (readseen.go)
+	rwatch  readWatch   // the reads of an in-place walk (readers.go)
+	mcfg    model.Config
+	m       *fgraph.Machine
+	ops     []*fgraph.Ops
+	model   *model.State
+	ch      Chooser
 	// orderBuf and dropBuf are applyOrder's scratch, one per nesting
 	// level.
 	orderBuf, dropBuf [][]int
@@ -209,11 +214,12 @@ type runner struct {
 	// free holds contexts of finished interrupts and nested calls for
 	// reuse (newCtx), with their store buffers.
 	free     []*ctx
-	mineBuf  []fgraph.Record
+	mineBuf  []*fgraph.Record
 	ident    []int // 0, 1, 2, ...
 	sigBuf   []byte
 	extCache map[string][]Option // commit orders by region shape (orderOptions)
-	recBuf   []fgraph.Record
+	recBuf   []*fgraph.Record
+	slab     model.Slab // the model's frames' arrays (model.Slab)
 	// liveBuf holds, per interrupt level, the live words the interrupt
 	// found (the transparency oracle's before); liveAfter its after.
 	liveBuf   [8][]fgraph.Word
@@ -512,9 +518,17 @@ func newRunner(sc *Scenario) (*runner, error) {
 		return nil, err
 	}
 	r := &runner{sc: sc, cfg: cfg, m: m, budget: StepBudget(sc), maxOff: cfg.ShadowStackMaxOffset(), varBase: cfg.TaskVarBase(), chgAt: -1, rseen: &readerSeen{}}
+	r.stackAt = make([]int8, len(m.Mem))
+	for a := range r.stackAt {
+		r.stackAt[a] = -1
+	}
 	for t := range sc.Tasks {
 		b := m.TaskBase(t)
-		r.stacks = append(r.stacks, taskStack{b + fgraph.TaskWords, b + fgraph.TaskWords + fgraph.Addr(cfg.StackWords), b + fgraph.TaskCurr})
+		x := taskStack{b + fgraph.TaskWords, b + fgraph.TaskWords + fgraph.Addr(cfg.StackWords), b + fgraph.TaskCurr}
+		r.stacks = append(r.stacks, x)
+		for a := x.lo; a < x.hi; a++ {
+			r.stackAt[a] = int8(t)
+		}
 	}
 	r.mcfg = model.Config{
 		F: cfg.FrameWords, StackWords: cfg.StackWords, TaskVars: cfg.TaskVarBase() >= 0,
@@ -828,7 +842,7 @@ func (r *runner) call(c *ctx, op Op) {
 	// The model's view of the same call, against the user table the
 	// kernel used (users that came or went meanwhile: what it did).
 	tab := r.table(slots, r.records(c, fgraph.RecEntry))
-	res := r.model.CallWithBuf(r.entBuf, t, op.Func, ret, fgraph.FuncAddr(op.Func), retp, r.claimed(c), &tab)
+	res := r.model.CallWithBuf(r.entBuf, &r.slab, t, op.Func, ret, fgraph.FuncAddr(op.Func), retp, r.claimed(c), &tab)
 	if hij != res.Pushed {
 		r.violate("model", fmt.Sprintf("call %d: kernel hijacked=%v, model pushed=%v (traced=%v overrun=%v)", op.Func, hij, res.Pushed, res.Traced, res.Overrun))
 		if r.stopped {
@@ -849,7 +863,7 @@ func (r *runner) call(c *ctx, op Op) {
 		// the filter. Follow it (no filter for this call) so that the rest
 		// of the run is judged against what the kernel did.
 		r.model.Cfg.NoFilter = true
-		res = r.model.CallWithBuf(r.entBuf, t, op.Func, ret, fgraph.FuncAddr(op.Func), retp, r.claimed(c), &tab)
+		res = r.model.CallWithBuf(r.entBuf, &r.slab, t, op.Func, ret, fgraph.FuncAddr(op.Func), retp, r.claimed(c), &tab)
 		r.model.Cfg.NoFilter = r.mcfg.NoFilter
 	}
 	r.checkEntries(c, op.Func, res)
@@ -909,7 +923,7 @@ func (r *runner) ret(c *ctx) {
 // table is the user table an operation ran against: the model's, except
 // for slots whose occupant changed during the operation or is leaving,
 // where the kernel may have seen either; there the callbacks it ran decide.
-func (r *runner) table(before [model.Slots]model.Slot, recs []fgraph.Record) [model.Slots]model.Slot {
+func (r *runner) table(before [model.Slots]model.Slot, recs []*fgraph.Record) [model.Slots]model.Slot {
 	tab := r.model.Slots
 	for i := range tab {
 		now := r.model.Slots[i]
@@ -930,16 +944,18 @@ func (r *runner) table(before [model.Slots]model.Slot, recs []fgraph.Record) [mo
 // records returns this op's callback records of kind k at c's level.
 // Calls that reached the stub through a torn read are judged when they
 // appear (checkRecord) and left out here.
-// The slice is reused by the next call.
-func (r *runner) records(c *ctx, k fgraph.RecordKind) []fgraph.Record {
+// The slice is reused by the next call. Its records are the log's own,
+// not copies: the checks that read them run no port code, so no callback
+// changes them meanwhile.
+func (r *runner) records(c *ctx, k fgraph.RecordKind) []*fgraph.Record {
 	out := r.recBuf[:0]
-	defer func() { r.recBuf = out[:0] }()
 	for i := c.logFrom; i < len(r.m.Log); i++ {
 		if rec := &r.m.Log[i]; rec.Kind == k && c.owns(rec) {
 			r.readLog(i)
-			out = append(out, *rec)
+			out = append(out, rec)
 		}
 	}
+	r.recBuf = out[:0]
 	return out
 }
 
@@ -1614,10 +1630,9 @@ func (r *runner) poke(a fgraph.Addr, v fgraph.Word) {
 // see: anything but a shadow-stack word at or above its task's
 // curr_ret_stack (not live: no unwinder reads it).
 func (r *runner) visible(a fgraph.Addr) bool {
-	for _, x := range r.stacks {
-		if a >= x.lo && a < x.hi {
-			return int(a-x.lo) < int(int64(r.m.Mem[x.curr]))
-		}
+	if t := r.stackAt[a]; t >= 0 {
+		x := &r.stacks[t]
+		return int(a-x.lo) < int(int64(r.m.Mem[x.curr]))
 	}
 	return true
 }

@@ -25,7 +25,7 @@ func TestWithBufIsWith(t *testing.T) {
 	rbuf := make([]model.RetCall, 0, 8)
 	tab := a.Slots
 	want := a.CallWith(0, 1, 0x1004, 0x1000, 0x7ff0, 0, &tab)
-	got := b.CallWithBuf(ebuf, 0, 1, 0x1004, 0x1000, 0x7ff0, 0, &tab)
+	got := b.CallWithBuf(ebuf, nil, 0, 1, 0x1004, 0x1000, 0x7ff0, 0, &tab)
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("CallWithBuf differs from CallWith (-want +got):\n%s", d)
 	}
@@ -42,5 +42,63 @@ func TestWithBufIsWith(t *testing.T) {
 	}
 	if len(gr.Calls) != 2 || &gr.Calls[0] != &rbuf[:1][0] {
 		t.Errorf("ReturnWithBuf's %d calls are not in the buffer given", len(gr.Calls))
+	}
+}
+
+// TestSlabFrames: frames whose arrays come from a Slab are the frames
+// CallWith builds, and stay so while later pushes cut their arrays from
+// the same chunks (an array handed out twice would change an earlier
+// frame's DATA words); and a push from a slab allocates about once per
+// chunk, not three times.
+func TestSlabFrames(t *testing.T) {
+	c := model.Config{F: 3, StackWords: 4096, TaskVars: true, Bit0: true}
+	mk := func() *model.State {
+		s := model.New(c, []model.User{{Name: "u0", DataWords: 1}, {Name: "u3", DataWords: 2}}, 1)
+		s.Register(0, 0)
+		s.Register(1, 3)
+		s.Start(0)
+		s.Start(1)
+		return s
+	}
+	a, b := mk(), mk()
+	var slab model.Slab
+	var ebuf []model.EntryCall
+	var rbuf []model.RetCall
+	for i := range 200 {
+		// Pushes and pops in turn, deeper by one every third step.
+		ret, retp := uint64(0x1000+8*i), uint64(0x7ff0-8*i)
+		if i%3 == 2 {
+			if _, err := a.ReturnWith(0, &a.Slots); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := b.ReturnWith(0, &b.Slots); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want := a.CallWith(0, 1, ret, 0x1000, retp, 0, &a.Slots)
+		got := b.CallWithBuf(ebuf, &slab, 0, 1, ret, 0x1000, retp, 0, &b.Slots)
+		ebuf = got.Entries
+		if !want.Pushed || len(want.Entries) != 2 {
+			t.Fatalf("push %d: %+v, want a frame accepted by both users", i, want)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("push %d: the slab's result differs (-want +got):\n%s", i, d)
+		}
+	}
+	if d := cmp.Diff(a.Tasks, b.Tasks); d != "" {
+		t.Errorf("after the pushes, the slab's frames differ (-heap +slab):\n%s", d)
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		r := b.CallWithBuf(ebuf, &slab, 0, 1, 0x1004, 0x1000, 0x7ff0, 0, &b.Slots)
+		ebuf = r.Entries
+		rr, err := b.ReturnWithBuf(rbuf, 0, &b.Slots)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rbuf = rr.Calls
+	})
+	if allocs > 0.5 {
+		t.Errorf("a push and pop with a slab allocate %.2f times, want about once per chunk", allocs)
 	}
 }

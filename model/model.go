@@ -267,6 +267,56 @@ func Payload(u, gen, fn int, retp uint64, i int) uint64 {
 		(retp&0xffff)<<8 | uint64(i&0xff)
 }
 
+// Slab hands out the small arrays of pushed frames (their acceptors, DATA
+// entries and words) from larger chunks, so that a push allocates about
+// once in a hundred. An array is written only while its frame is built
+// (frames are values that every copy of a State shares: CopyTo), and the
+// slab only moves on, so an array is never handed out twice. A slab is
+// its owner's (a harness runner's): it is not safe for concurrent use.
+type Slab struct {
+	acc   []Acceptor
+	data  []Data
+	words []uint64
+}
+
+// slabChunk is the length of a slab's chunks, in elements.
+const slabChunk = 256
+
+// The arrays of a frame: from the slab's chunks, or from the heap when
+// there is no slab. Acceptors and DATA entries are appended (length 0),
+// words are written in place (length n).
+func (s *Slab) acceptors(n int) []Acceptor {
+	if s == nil {
+		return make([]Acceptor, 0, n)
+	}
+	return cut(&s.acc, n)
+}
+
+func (s *Slab) dataOf(n int) []Data {
+	if s == nil {
+		return make([]Data, 0, n)
+	}
+	return cut(&s.data, n)
+}
+
+func (s *Slab) wordsOf(n int) []uint64 {
+	if s == nil {
+		return make([]uint64, n)
+	}
+	return cut(&s.words, n)[:n]
+}
+
+// cut returns an empty slice with room for n elements from the chunk
+// *free, which it moves past them (a new chunk when *free is too short).
+func cut[T any](free *[]T, n int) []T {
+	if len(*free) < n {
+		*free = make([]T, max(slabChunk, n))
+	}
+	out := (*free)[:0:n]
+	*free = (*free)[n:]
+	return out
+}
+
 // Call is a traced call of fn on task t with return address ret stored at
 // retp. claimed is the number of words already taken on t's stack by entries
 // still in flight in the contexts this call interrupts.
@@ -278,13 +328,14 @@ func (s *State) Call(t, fn int, ret, funcAddr, retp uint64, claimed int) CallRes
 // model's own: the harness passes the table the kernel actually used when
 // users came or went during the call.
 func (s *State) CallWith(t, fn int, ret, funcAddr, retp uint64, claimed int, slots *[Slots]Slot) CallResult {
-	return s.CallWithBuf(nil, t, fn, ret, funcAddr, retp, claimed, slots)
+	return s.CallWithBuf(nil, nil, t, fn, ret, funcAddr, retp, claimed, slots)
 }
 
 // CallWithBuf is CallWith with the result's Entries built in buf's storage
 // (the harness passes the last result's, so that a call allocates no
-// list): the result is valid until buf's storage is used again.
-func (s *State) CallWithBuf(buf []EntryCall, t, fn int, ret, funcAddr, retp uint64, claimed int, slots *[Slots]Slot) CallResult {
+// list): the result is valid until buf's storage is used again. A pushed
+// frame's arrays come from slab when it is not nil.
+func (s *State) CallWithBuf(buf []EntryCall, slab *Slab, t, fn int, ret, funcAddr, retp uint64, claimed int, slots *[Slots]Slot) CallResult {
 	r := CallResult{Entries: buf[:0]}
 	if !s.Traced(fn) {
 		return r
@@ -337,14 +388,15 @@ func (s *State) CallWithBuf(buf []EntryCall, t, fn int, ret, funcAddr, retp uint
 		r.Entries = append(r.Entries, e)
 	}
 	// The frame's acceptors and DATA, filled in now that their numbers
-	// are known: three allocations a push at most, instead of a few per
-	// user (the model made 43 % of peer-spin's allocations).
+	// are known: three arrays a push at most, instead of a few per user
+	// (the model made 43 % of peer-spin's allocations), cut from the
+	// slab's chunks when there is one (41 % of them still).
 	if na > 0 {
-		f.Accepted = make([]Acceptor, 0, na)
+		f.Accepted = slab.acceptors(na)
 	}
 	var words []uint64
 	if nd > 0 {
-		f.Data, words = make([]Data, 0, nd), make([]uint64, nw)
+		f.Data, words = slab.dataOf(nd), slab.wordsOf(nw)
 	}
 	for j := range r.Entries {
 		e := &r.Entries[j]
