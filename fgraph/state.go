@@ -23,9 +23,15 @@ func (m *Machine) AppendState(dst []uint64) []uint64 {
 	dst = append(dst, uint64(m.Current), uint64(m.Level))
 	// Per level: the slot of the call being entered, the
 	// return_to_handler count (records carry it), calls made from entry
-	// callbacks.
+	// callbacks; only the levels where one is not 0, each with its
+	// index, after their number (most of the 8 hold nothing).
+	n := len(dst)
+	dst = append(dst, 0)
 	for i := range m.entryRetp {
-		dst = append(dst, uint64(m.entryRetp[i]), uint64(m.Handlers[i]), uint64(m.nest[i]))
+		if m.entryRetp[i] != 0 || m.Handlers[i] != 0 || m.nest[i] != 0 {
+			dst = append(dst, uint64(i), uint64(m.entryRetp[i]), uint64(m.Handlers[i]), uint64(m.nest[i]))
+			dst[n]++
+		}
 	}
 	// Registration generation counter, the clock, fgraph_array set up.
 	init := uint64(0)
@@ -33,15 +39,22 @@ func (m *Machine) AppendState(dst []uint64) []uint64 {
 		init = 1
 	}
 	dst = append(dst, uint64(m.regGen), uint64(m.clock), init)
-	// Users: registration generation, registered, entryfunc running per level.
+	// Users: registration generation, registered, entryfunc running per
+	// level (the levels where it is, each with its index, after their
+	// number).
 	for _, o := range m.ops {
 		reg := uint64(0)
 		if o.reg {
 			reg = 1
 		}
 		dst = append(dst, uint64(o.gen), reg)
-		for _, n := range o.in {
-			dst = append(dst, uint64(n))
+		n := len(dst)
+		dst = append(dst, 0)
+		for i, k := range o.in {
+			if k != 0 {
+				dst = append(dst, uint64(i), uint64(k))
+				dst[n]++
+			}
 		}
 	}
 	// Tasks: alive, idle, and the real stack of return-address slots

@@ -488,12 +488,26 @@ func (r *runner) appendPending(dst []uint64) []uint64 {
 }
 
 func appendModel(dst []uint64, s *model.State) []uint64 {
-	for _, sl := range s.Slots {
-		dst = append(dst, uint64(uint32(sl.User))|uint64(uint32(sl.Gen))<<32, boolU(sl.Ready)|boolU(sl.Leaving)<<1)
+	// The user table and the slots' registration counts: only the slots
+	// that are not free (of the 16, the two or three a scenario's users
+	// take), each with its index, after their number. A free slot is the
+	// stub with generation 0 and no flag (model.New).
+	n := len(dst)
+	dst = append(dst, 0)
+	for i, sl := range s.Slots {
+		if sl != freeSlot {
+			dst = append(dst, uint64(i)<<48|uint64(uint32(sl.User)), uint64(uint32(sl.Gen))|boolU(sl.Ready)<<32|boolU(sl.Leaving)<<33)
+			dst[n]++
+		}
 	}
 	dst = append(dst, uint64(s.Gen), boolU(s.Cfg.NoFilter))
-	for _, g := range s.SlotGen {
-		dst = append(dst, uint64(g))
+	n = len(dst)
+	dst = append(dst, 0)
+	for i, g := range s.SlotGen {
+		if g != 0 {
+			dst = append(dst, uint64(i), uint64(g))
+			dst[n]++
+		}
 	}
 	for _, st := range s.Started {
 		dst = append(dst, boolU(st))
@@ -525,10 +539,17 @@ func mix(h, x uint64) uint64 {
 	return h ^ h>>31
 }
 
+// freeSlot is a slot of the user table that holds no user (model.New).
+var freeSlot = model.Slot{User: -1}
+
+// slotsDigest digests the user table: its slots that are not free, each
+// with its index (most of the 16 are free).
 func slotsDigest(s *[model.Slots]model.Slot) uint64 {
 	h := uint64(hashSeed)
-	for _, sl := range s {
-		h = mix(h, uint64(uint32(sl.User))|uint64(uint32(sl.Gen))<<32^boolU(sl.Ready)<<62^boolU(sl.Leaving)<<63)
+	for i, sl := range s {
+		if sl != freeSlot {
+			h = mix(mix(h, uint64(i)<<48|uint64(uint32(sl.User))), uint64(uint32(sl.Gen))|boolU(sl.Ready)<<32|boolU(sl.Leaving)<<33)
+		}
 	}
 	return h
 }
