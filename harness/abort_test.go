@@ -94,6 +94,7 @@ func TestCrashInSample(t *testing.T) {
 }
 
 func TestCrashIsNeverExcused(t *testing.T) {
+	t.Parallel() // sets no test hook (parallel_test.go)
 	// Every schedule with an IRQ in task0 crashes, many of them inside
 	// windows of known findings that cover the panic oracle too
 	// (reserve-window): none may excuse a Go panic.

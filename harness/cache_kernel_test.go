@@ -58,11 +58,8 @@ func TestEngineSoundKernel(t *testing.T) {
 		keep := ExploreOptions{Workers: 1, RunOptions: RunOptions{KeepGoing: true}}
 		var plainFull string
 		var plain outcome
-		withoutResume(func() {
-			var s *Summary
-			plain, s = exploredSummary(t, sc, keep)
-			plainFull = full(plain, s)
-		})
+		plain, s0 := exploredSummary(t, sc, withoutResume(keep))
+		plainFull = full(plain, s0)
 		if resumed := exploredFull(t, sc, keep); resumed != plainFull {
 			t.Errorf("%s: prefix sharing changes the result on the compiled tree:\nwithout:\n%s\nwith:\n%s", sc.Name, plainFull, resumed)
 		}
@@ -145,8 +142,7 @@ func TestResumeIncompleteSnapCaughtKernel(t *testing.T) {
 	}
 	ps := kernelCacheScenarios(t)[1]
 	opt := ExploreOptions{Workers: 1, RunOptions: RunOptions{KeepGoing: true}}
-	var plain string
-	withoutResume(func() { plain = exploredFull(t, ps, opt) })
+	plain := exploredFull(t, ps, withoutResume(opt))
 	cload.StateDrop = "snap"
 	defer func() { cload.StateDrop = "" }()
 	if _, err := Explore(ps, opt); err != nil {

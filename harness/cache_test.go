@@ -145,6 +145,7 @@ func TestCacheSound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores std, peer-spin and every mutant twice")
 	}
+	t.Parallel() // sets no test hook (parallel_test.go)
 	for i, sc := range soundScenarios() {
 		t.Run(sc.Name, func(t *testing.T) {
 			modes := soundModes(i, sc)
@@ -185,6 +186,7 @@ func TestCacheIncompleteStateCaught(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores peer-spin and std once per state component")
 	}
+	t.Parallel() // sets no test hook (parallel_test.go)
 	// The any-instant walker: it judges every word at every yield, so a
 	// state that forgets memory shows in the verdicts (the real readers
 	// look only at what a hijacked slot leads to, and on peer-spin miss
@@ -304,6 +306,7 @@ func TestCacheShardsAndWorkers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores peer-spin sharded")
 	}
+	t.Parallel() // sets no test hook (parallel_test.go)
 	std := Standard(fgraph.Latest)
 	if w2, want := explored(t, std, ExploreOptions{Cache: true, Workers: 2}), explored(t, std, ExploreOptions{}); w2.String() != want.String() {
 		t.Errorf("std, 2 workers: %s\nwant %s", w2, want)
@@ -339,6 +342,7 @@ func TestCacheExact(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores peer-spin twice")
 	}
+	t.Parallel() // sets no test hook (parallel_test.go)
 	sc := PeerSpin(fgraph.Latest)
 	a := explored(t, sc, ExploreOptions{Cache: true})
 	b := explored(t, sc, ExploreOptions{Cache: true, CacheExact: true})
@@ -354,6 +358,7 @@ func TestCacheCheckpointResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores peer-spin twice")
 	}
+	t.Parallel() // sets no test hook (parallel_test.go)
 	sc := PeerSpin(fgraph.Latest)
 	want := explored(t, sc, ExploreOptions{})
 	var cp *Checkpoint

@@ -18,6 +18,7 @@ func sumChanges(s *Summary) (t ChangeCount) {
 // TestByChangeTotals: the runs by change add up to the runs executed,
 // their hits to the cache's, and one run of each piece changed nothing.
 func TestByChangeTotals(t *testing.T) {
+	t.Parallel() // sets no test hook (parallel_test.go)
 	k3 := PeerSpin(fgraph.Latest)
 	for _, c := range []struct {
 		name string
@@ -67,6 +68,7 @@ func TestByChangeTotals(t *testing.T) {
 // TestByRemote: the remote runs split by the action each took add up to
 // the remote change's counts, each action in its own place.
 func TestByRemote(t *testing.T) {
+	t.Parallel() // sets no test hook (parallel_test.go)
 	std := Standard(fgraph.Latest)
 	one := Standard(fgraph.Latest)
 	one.Bound = Bound{E: 1, C: 1}
@@ -153,8 +155,7 @@ func TestByChangeReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var full *Summary
-	withoutResume(func() { full, err = Explore(sc, opt) })
+	full, err := Explore(sc, withoutResume(opt))
 	if err != nil {
 		t.Fatal(err)
 	}

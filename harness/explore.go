@@ -812,9 +812,6 @@ func (e *explorer) piece(i int, wc *stateCache, sp *splitter, seen *readerSeen, 
 	}
 }
 
-// noResume turns prefix sharing off (tests compare the two).
-var noResume bool
-
 // count adds to the live view, if any.
 func (e *explorer) count(runs, violations int64) {
 	if p := e.opt.Progress; p != nil {

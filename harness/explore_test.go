@@ -259,6 +259,7 @@ func TestMPush3Explained(t *testing.T) {
 // the totals are those of one uninterrupted run: schedules, violations,
 // known-finding counts, points and coverage.
 func TestCheckpointResumeParallel(t *testing.T) {
+	t.Parallel() // sets no test hook (parallel_test.go)
 	mut, err := fgraph.LookupMutant("M-enter-1")
 	if err != nil {
 		t.Fatal(err)

@@ -100,6 +100,7 @@ func TestLazyWithoutCache(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores peer-spin and std at C=1 twice without the cache")
 	}
+	t.Parallel() // sets no test hook (parallel_test.go)
 	keep := RunOptions{KeepGoing: true}
 	std := Standard(fgraph.Latest)
 	std.Bound.C = 1
@@ -149,6 +150,7 @@ func TestLazyFirstKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores std with every mutant")
 	}
+	t.Parallel() // sets no test hook (parallel_test.go)
 	for _, mi := range fgraph.Catalogue {
 		if mi.Control {
 			continue

@@ -91,6 +91,7 @@ func TestKbuildIsTheAliasExploration(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores std on every variant and every mutant at C=1 under both models")
 	}
+	t.Parallel() // sets no test hook (parallel_test.go)
 	type tcase struct {
 		name, reason string
 		sc           *Scenario

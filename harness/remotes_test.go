@@ -75,6 +75,7 @@ func TestMergeRemotesSound(t *testing.T) {
 // schedules for the same totals, with the cache and without it (the plain
 // DFS counts each run as the placements it stands for).
 func TestMergeRemotesFewerRuns(t *testing.T) {
+	t.Parallel() // sets no test hook (parallel_test.go)
 	sc := Standard(fgraph.Latest)
 	for _, cache := range []bool{false, true} {
 		each, err := Explore(sc, ExploreOptions{Cache: cache})

@@ -129,7 +129,7 @@ func (r *runner) shareRuns(opt RunOptions) {
 		return
 	}
 	r.reuse = &reuse{}
-	if !opt.Trace && snapObserver(opt.Observe) && opt.wrap == nil && !opt.InOrder && !noResume {
+	if !opt.Trace && snapObserver(opt.Observe) && opt.wrap == nil && !opt.InOrder && !opt.noResume {
 		r.snaps = &snaps{}
 		if !noEvSnaps {
 			r.evs = &evSnaps{}

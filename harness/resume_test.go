@@ -20,8 +20,11 @@ func full(o outcome, s *Summary) string {
 	return fmt.Sprintf("%s\nhits %v\ncommits %v\nlines %v", o, s.Coverage.Hits, s.Coverage.Commits, s.Coverage.Lines)
 }
 
-// withoutResume runs f with prefix sharing off.
-func withoutResume(f func()) { withSet(&noResume, f) }
+// withoutResume returns o with prefix sharing off.
+func withoutResume(o ExploreOptions) ExploreOptions {
+	o.noResume = true
+	return o
+}
 
 // withSet runs f with the test hook *p set, and clears it however f ends
 // (a t.Fatal inside f ends its goroutine).
@@ -41,12 +44,12 @@ func TestResumeSound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores std, peer-spin and every mutant twice")
 	}
+	t.Parallel() // sets no test hook (parallel_test.go)
 	for i, sc := range soundScenarios() {
 		t.Run(sc.Name, func(t *testing.T) {
 			modes := soundModes(i, sc) // cache_test.go
 			for _, m := range modes {
-				var plain string
-				withoutResume(func() { plain = exploredFull(t, m.sc, m.opt) })
+				plain := exploredFull(t, m.sc, withoutResume(m.opt))
 				resumed := exploredFull(t, m.sc, m.opt)
 				if plain != resumed {
 					t.Errorf("%s: prefix sharing changes the result:\nwithout:\n%s\nwith:\n%s", m.name, plain, resumed)
@@ -70,8 +73,7 @@ func TestResumeIncompleteSnapCaught(t *testing.T) {
 	sc := Standard(fgraph.Latest)
 	sc.Bound.C = 1
 	opt := ExploreOptions{RunOptions: RunOptions{KeepGoing: true}}
-	var plain string
-	withoutResume(func() { plain = exploredFull(t, sc, opt) })
+	plain := exploredFull(t, sc, withoutResume(opt))
 	for _, drop := range []string{"model", "orders"} {
 		func() {
 			snapDrop = drop

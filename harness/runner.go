@@ -416,6 +416,9 @@ type RunOptions struct {
 	// wrap, if set (tests), wraps the run's chooser, with the runner at
 	// hand (to break the code under test as a bad edit would).
 	wrap func(r *runner, ch Chooser) Chooser
+	// noResume turns prefix sharing off: a run starts from the start,
+	// with no snap (tests compare the two: withoutResume).
+	noResume bool
 }
 
 // Violation is an oracle failure.

@@ -134,6 +134,7 @@ func TestStdStrictFixes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores the full std bound")
 	}
+	t.Parallel() // sets no test hook (parallel_test.go)
 	sc := Standard(fgraph.Latest)
 	sc.Fixes = Fixes{NoBit0: true, ReserveIrqOff: true, RetpGuard: true, NoTransition: true}
 	s, err := Explore(sc, ExploreOptions{RunOptions: RunOptions{Strict: true}})
