@@ -8,19 +8,22 @@ import (
 	"github.com/fgcheck/fgcheck/model"
 )
 
+// twoUsers is a model of one task with users u0 (in slot 0, with
+// data0 DATA words) and u3 (slot 3, two words) registered and started.
+func twoUsers(stackWords, data0 int) *model.State {
+	c := model.Config{F: 3, StackWords: stackWords, TaskVars: true, Bit0: true}
+	s := model.New(c, []model.User{{Name: "u0", DataWords: data0}, {Name: "u3", DataWords: 2}}, 1)
+	s.Register(0, 0)
+	s.Register(1, 3)
+	s.Start(0)
+	s.Start(1)
+	return s
+}
+
 // TestWithBufIsWith: CallWithBuf and ReturnWithBuf give CallWith's and
 // ReturnWith's results, in the storage they are given.
 func TestWithBufIsWith(t *testing.T) {
-	c := model.Config{F: 3, StackWords: 512, TaskVars: true, Bit0: true}
-	mk := func() *model.State {
-		s := model.New(c, []model.User{{Name: "u0"}, {Name: "u3", DataWords: 2}}, 1)
-		s.Register(0, 0)
-		s.Register(1, 3)
-		s.Start(0)
-		s.Start(1)
-		return s
-	}
-	a, b := mk(), mk()
+	a, b := twoUsers(512, 0), twoUsers(512, 0)
 	ebuf := make([]model.EntryCall, 0, 8)
 	rbuf := make([]model.RetCall, 0, 8)
 	tab := a.Slots
@@ -51,16 +54,7 @@ func TestWithBufIsWith(t *testing.T) {
 // frame's DATA words); and a push from a slab allocates about once per
 // chunk, not three times.
 func TestSlabFrames(t *testing.T) {
-	c := model.Config{F: 3, StackWords: 4096, TaskVars: true, Bit0: true}
-	mk := func() *model.State {
-		s := model.New(c, []model.User{{Name: "u0", DataWords: 1}, {Name: "u3", DataWords: 2}}, 1)
-		s.Register(0, 0)
-		s.Register(1, 3)
-		s.Start(0)
-		s.Start(1)
-		return s
-	}
-	a, b := mk(), mk()
+	a, b := twoUsers(4096, 1), twoUsers(4096, 1)
 	var slab model.Slab
 	var ebuf []model.EntryCall
 	var rbuf []model.RetCall
