@@ -24,9 +24,10 @@ import (
 // TestParallelTestsSetNoHook walks the syntax of the package's test
 // files: a top-level test that calls t.Parallel, and every function of
 // the test files it calls, directly or not, may not assign to, increment
-// or take the address of a package variable of the non-test files.
+// or take the address of a package variable of the non-test files, nor
+// of a package the test files import (cload.StateDrop, ...).
 func TestParallelTestsSetNoHook(t *testing.T) {
-	pkgVars, funcs := map[string]bool{}, map[string]*ast.FuncDecl{}
+	w := hookWalk{funcs: map[string]*ast.FuncDecl{}, vars: map[string]bool{}, pkgs: map[string]bool{}}
 	fs := gotoken.NewFileSet()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
@@ -38,25 +39,35 @@ func TestParallelTestsSetNoHook(t *testing.T) {
 			t.Fatal(err)
 		}
 		test := strings.HasSuffix(f, "_test.go")
+		if test {
+			for _, im := range af.Imports {
+				name := strings.Trim(im.Path.Value, `"`)
+				name = name[strings.LastIndex(name, "/")+1:]
+				if im.Name != nil {
+					name = im.Name.Name
+				}
+				w.pkgs[name] = true
+			}
+		}
 		for _, d := range af.Decls {
 			switch d := d.(type) {
 			case *ast.GenDecl:
 				if d.Tok == gotoken.VAR && !test {
 					for _, s := range d.Specs {
 						for _, n := range s.(*ast.ValueSpec).Names {
-							pkgVars[n.Name] = true
+							w.vars[n.Name] = true
 						}
 					}
 				}
 			case *ast.FuncDecl:
 				if test && d.Recv == nil {
-					funcs[d.Name.Name] = d
+					w.funcs[d.Name.Name] = d
 				}
 			}
 		}
 	}
 	var parallel []string
-	for name, fd := range funcs {
+	for name, fd := range w.funcs {
 		if strings.HasPrefix(name, "Test") && callsParallel(fd) {
 			parallel = append(parallel, name)
 		}
@@ -66,26 +77,29 @@ func TestParallelTestsSetNoHook(t *testing.T) {
 		t.Fatalf("found %d top-level parallel tests (%v): the walk no longer sees them", len(parallel), parallel)
 	}
 	for _, name := range parallel {
-		if set := hooksSet(funcs, pkgVars, name, map[string]bool{}); len(set) > 0 {
+		if set := w.sets(name, map[string]bool{}); len(set) > 0 {
 			t.Errorf("%s calls t.Parallel and sets %v (through %s)", name, set[0].hook, strings.Join(set[0].path, " -> "))
 		}
 	}
 
 	// The walk sees a hook set: a test file's function that sets one is
-	// found, through the test that calls it.
+	// found, through the test that calls it, and so is another package's.
 	wrong, err := goparser.ParseFile(fs, "wrong_test.go", `package harness
 func TestWrong(t *testing.T) { t.Parallel(); helper() }
-func helper() { noTails = true }
+func helper() { noTails = true; other() }
+func other() { cload.StateDrop = "snap" }
 `, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	probe := map[string]*ast.FuncDecl{}
+	probe := w
+	probe.funcs = map[string]*ast.FuncDecl{}
 	for _, d := range wrong.Decls {
-		probe[d.(*ast.FuncDecl).Name.Name] = d.(*ast.FuncDecl)
+		probe.funcs[d.(*ast.FuncDecl).Name.Name] = d.(*ast.FuncDecl)
 	}
-	if set := hooksSet(probe, pkgVars, "TestWrong", map[string]bool{}); len(set) != 1 || set[0].hook != "noTails" {
-		t.Errorf("a parallel test whose helper sets noTails: the walk found %v", set)
+	set := probe.sets("TestWrong", map[string]bool{})
+	if len(set) != 2 || set[0].hook != "noTails" || set[1].hook != "cload.StateDrop" || len(set[1].path) != 3 {
+		t.Errorf("a parallel test whose helpers set noTails and cload.StateDrop: the walk found %v", set)
 	}
 }
 
@@ -110,18 +124,32 @@ type hookSet struct {
 	path []string
 }
 
-// hooksSet returns the package variables that function name, or a
-// function of funcs it calls, sets.
-func hooksSet(funcs map[string]*ast.FuncDecl, vars map[string]bool, name string, seen map[string]bool) []hookSet {
-	fd := funcs[name]
+// hookWalk is what TestParallelTestsSetNoHook reads: the test files'
+// functions, the package's variables, the packages the test files import.
+type hookWalk struct {
+	funcs      map[string]*ast.FuncDecl
+	vars, pkgs map[string]bool
+}
+
+// sets returns the package variables that function name, or a function
+// of w.funcs it calls, sets.
+func (w hookWalk) sets(name string, seen map[string]bool) []hookSet {
+	fd := w.funcs[name]
 	if fd == nil || seen[name] {
 		return nil
 	}
 	seen[name] = true
 	var out []hookSet
 	set := func(e ast.Expr) {
-		if id, ok := e.(*ast.Ident); ok && vars[id.Name] {
-			out = append(out, hookSet{id.Name, []string{name}})
+		switch e := e.(type) {
+		case *ast.Ident:
+			if w.vars[e.Name] {
+				out = append(out, hookSet{e.Name, []string{name}})
+			}
+		case *ast.SelectorExpr:
+			if x, ok := e.X.(*ast.Ident); ok && w.pkgs[x.Name] {
+				out = append(out, hookSet{x.Name + "." + e.Sel.Name, []string{name}})
+			}
 		}
 	}
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
@@ -140,7 +168,7 @@ func hooksSet(funcs map[string]*ast.FuncDecl, vars map[string]bool, name string,
 			}
 		case *ast.CallExpr:
 			if id, ok := n.Fun.(*ast.Ident); ok {
-				for _, h := range hooksSet(funcs, vars, id.Name, seen) {
+				for _, h := range w.sets(id.Name, seen) {
 					out = append(out, hookSet{h.hook, append([]string{name}, h.path...)})
 				}
 			}
