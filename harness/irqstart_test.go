@@ -8,6 +8,15 @@ import (
 	"github.com/fgcheck/fgcheck/fgraph"
 )
 
+// countIRQStarts sets the hooks that count the runs that start at an
+// interrupt's entry and their catch-ups, for the rest of the test.
+func countIRQStarts(t *testing.T) (starts, catches *atomic.Int64) {
+	starts, catches = new(atomic.Int64), new(atomic.Int64)
+	irqStarts, catchUps = starts, catches
+	t.Cleanup(func() { irqStarts, catchUps = nil, nil })
+	return starts, catches
+}
+
 // TestIRQStartSound: runs that start at an interrupt's entry
 // (irqstart.go) leave the counts, verdicts, known findings, coverage and
 // first violation as they are without them, in every mode of the
@@ -18,9 +27,7 @@ func TestIRQStartSound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores std, peer-spin and every mutant twice")
 	}
-	var starts, catches atomic.Int64
-	irqStarts, catchUps = &starts, &catches
-	defer func() { irqStarts, catchUps = nil, nil }()
+	starts, catches := countIRQStarts(t)
 	for i, sc := range soundScenarios() {
 		t.Run(sc.Name, func(t *testing.T) {
 			for _, m := range soundModes(i, sc) {
@@ -73,9 +80,7 @@ func TestIRQStartLazySound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores std, peer-spin and every mutant twice with lazy orders")
 	}
-	var starts, catches atomic.Int64
-	irqStarts, catchUps = &starts, &catches
-	defer func() { irqStarts, catchUps = nil, nil }()
+	starts, catches := countIRQStarts(t)
 	k3 := PeerSpin(fgraph.Latest)
 	k3.Name, k3.Bound.K = "peer-spin K=3", 3
 	for _, sc := range append(lazyScenarios(), k3) {
