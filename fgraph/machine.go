@@ -99,6 +99,8 @@ type Machine struct {
 
 	// Log holds every callback the users saw, in order.
 	Log []Record
+	// recFree is what is left of the chunk recordWords cuts from.
+	recFree []Word
 	// NoLog stops recording callbacks (the users still do their work): for
 	// measuring the port alone, with no oracle reading the log.
 	NoLog bool

@@ -254,7 +254,7 @@ func (m *Machine) entryBody(o *Ops, idx int, tr *Trace, rec *Record) bool {
 		}
 		n := (o.DataBytes + LongSize - 1) / LongSize
 		if rec != nil {
-			rec.Data = make([]Word, n)
+			rec.Data = m.recordWords(n)
 		}
 		for i := 0; i < n; i++ {
 			v := Pattern(o.k, o.gen, fn, tr.Retp, i)
@@ -309,7 +309,7 @@ func (m *Machine) retfunc(o *Ops, gops Word, tr *Trace, torn bool) {
 					m.ld(SiteUserPayloadLoad, m.word(p+i))
 				}
 			} else {
-				rec.Data = make([]Word, n)
+				rec.Data = m.recordWords(n)
 				for i := 0; i < n; i++ {
 					rec.Data[i] = m.ld(SiteUserPayloadLoad, m.word(p+i))
 				}
@@ -334,7 +334,7 @@ func (m *Machine) retfunc(o *Ops, gops Word, tr *Trace, torn bool) {
 		p, size := m.fgraphRetrieveParentData(idx, o.ParentDepth)
 		m.fence(SiteRetrieveCall, CallOut)
 		if p >= 0 {
-			rec.Parent = make([]Word, size/LongSize)
+			rec.Parent = m.recordWords(size / LongSize)
 			for i := range rec.Parent {
 				rec.Parent[i] = m.ld(SiteUserPayloadLoad, m.word(p+i))
 			}
@@ -386,3 +386,26 @@ func slicesContains(set []int, fn int) bool {
 	}
 	return false
 }
+
+// recordWords returns n zeroed words for a callback record's payload
+// (Record.Data, Record.Parent), cut from a chunk of recordChunk words: a
+// record is written once, when it is made, and the chunk only moves on,
+// so no two records share a word however the log is cut back and copied
+// (a snap keeps records whose words later records must not overwrite).
+// One allocation per 256 words instead of one per record: they were a
+// quarter of std C=3's allocations. Never nil (the state encoding tells
+// a record with no payload from one with an empty one).
+func (m *Machine) recordWords(n int) []Word {
+	if n == 0 {
+		return []Word{}
+	}
+	if len(m.recFree) < n {
+		m.recFree = make([]Word, max(recordChunk, n))
+	}
+	w := m.recFree[:n:n]
+	m.recFree = m.recFree[n:]
+	return w
+}
+
+// recordChunk is the length of recordWords' chunks.
+const recordChunk = 256

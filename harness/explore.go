@@ -686,7 +686,7 @@ func (e *explorer) piece(i int, wc *stateCache, sp *splitter, seen *readerSeen, 
 		every = 10000
 	}
 	ro := opt.RunOptions
-	ro.stop = opt.Stop
+	ro.stop, ro.knownBrief = opt.Stop, true
 	lastSave := s.Runs // with the cache, Runs moves by whole subtrees
 	var mat *runner    // lazy orders: the runner that materializes failing runs
 	for {
@@ -925,7 +925,7 @@ func Sample(sc *Scenario, seed uint64, n int64, mode string, opt ExploreOptions)
 		s := &Summary{}
 		ro := opt.RunOptions
 		ro.Coverage = &s.Coverage
-		ro.stop = opt.Stop
+		ro.stop, ro.knownBrief = opt.Stop, true
 		var ch Chooser
 		var pc *PCTChooser
 		k := sc.Bound.K + sc.Bound.E

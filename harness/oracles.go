@@ -69,7 +69,7 @@ func (r *runner) violateDetail(oracle, msg string, detail func() string) {
 			return // one report per finding per run
 		}
 	}
-	if detail != nil {
+	if detail != nil && (v.Known == "" || !r.opt.knownBrief) {
 		v.Msg += detail() // a report that is kept
 	}
 	if v.Known != "" {

@@ -55,7 +55,7 @@ type snap struct {
 	pc     []int
 	used   []bool // remoteUsed
 	orders []orderRec
-	finish []func()
+	finish []tail
 	obs    any // a SnapObserver's record (RunOptions.Observe)
 
 	pending             [model.Slots]int

@@ -33,7 +33,7 @@ import (
 //   - occurrence counters (ctx.occ) and event IDs: they name positions in a
 //     schedule file, nothing reads them to decide what happens;
 //   - the schedule so far, r.points, the trace: records, not state;
-//   - the closures of remote actions' tails (r.finish, r.later): encoded
+//   - the tails of remote actions (r.finish, r.later): encoded
 //     by which remotes fired and the queue lengths, which determine them
 //     while at most one remote event fires per run (E <= 1); the cache is
 //     off for E > 1 (cacheable).
