@@ -281,7 +281,7 @@ func (c *Checkpoint) clone() *Checkpoint {
 type Summary struct {
 	Runs       int64
 	Violations int64
-	First      *Result // the first failing run, if any
+	First      *Result // the first failing run, if any (its reports of known findings without their detail unless OnRun or OnViolation is set: RunOptions.knownBrief)
 	Known      map[string]int64
 	// KnownBy gives, per known finding, the oracles that reported it in
 	// some schedule: the (oracle, known finding) verdicts.
@@ -686,7 +686,7 @@ func (e *explorer) piece(i int, wc *stateCache, sp *splitter, seen *readerSeen, 
 		every = 10000
 	}
 	ro := opt.RunOptions
-	ro.stop, ro.knownBrief = opt.Stop, true
+	ro.stop, ro.knownBrief = opt.Stop, opt.OnRun == nil && opt.OnViolation == nil
 	lastSave := s.Runs // with the cache, Runs moves by whole subtrees
 	var mat *runner    // lazy orders: the runner that materializes failing runs
 	for {
@@ -925,7 +925,7 @@ func Sample(sc *Scenario, seed uint64, n int64, mode string, opt ExploreOptions)
 		s := &Summary{}
 		ro := opt.RunOptions
 		ro.Coverage = &s.Coverage
-		ro.stop, ro.knownBrief = opt.Stop, true
+		ro.stop, ro.knownBrief = opt.Stop, opt.OnRun == nil && opt.OnViolation == nil
 		var ch Chooser
 		var pc *PCTChooser
 		k := sc.Bound.K + sc.Bound.E

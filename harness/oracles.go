@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/fgcheck/fgcheck/fgraph"
 	"github.com/fgcheck/fgcheck/model"
@@ -71,6 +72,9 @@ func (r *runner) violateDetail(oracle, msg string, detail func() string) {
 	}
 	if detail != nil && (v.Known == "" || !r.opt.knownBrief) {
 		v.Msg += detail() // a report that is kept
+		if detailsRendered != nil {
+			detailsRendered.Add(1)
+		}
 	}
 	if v.Known != "" {
 		r.res.Known = append(r.res.Known, v)
@@ -90,6 +94,10 @@ func (r *runner) violateDetail(oracle, msg string, detail func() string) {
 		r.stopRun() // nothing more of the code under test runs (abort.go)
 	}
 }
+
+// detailsRendered, when set (tests), counts the details violateDetail
+// rendered.
+var detailsRendered *atomic.Int64
 
 // checkHook, in tests, runs first in every in-place check (to make one
 // crash in a chosen state: lazy_test.go).

@@ -2,7 +2,11 @@ package harness
 
 import (
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/fgcheck/fgcheck/fgraph"
 )
@@ -59,4 +63,40 @@ func TestModelDiffRendered(t *testing.T) {
 			t.Logf("%d reports, each with its diff", seen)
 		})
 	}
+}
+
+// TestKnownBriefSameSummary: an exploration that no callback watches
+// leaves the detail out of the reports of known findings
+// (RunOptions.knownBrief) and counts the same: schedules, runs executed,
+// verdicts, known findings with their oracles, coverage, cache. std's
+// reserve-reorder is detected by the model oracle, whose detail is a
+// go-cmp diff: rendered with OnRun set, never without.
+func TestKnownBriefSameSummary(t *testing.T) {
+	var n atomic.Int64
+	detailsRendered = &n
+	defer func() { detailsRendered = nil }()
+	explore := func(watch bool) (*Summary, int64) {
+		n.Store(0)
+		opt := ExploreOptions{Cache: true, LazyOrders: true, MergeRemotes: true}
+		if watch {
+			opt.OnRun = func(*Result) {}
+		}
+		s, err := Explore(Standard(fgraph.Latest), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, n.Load()
+	}
+	full, rendered := explore(true)
+	brief, briefRendered := explore(false)
+	if rendered == 0 {
+		t.Fatalf("no detail rendered with OnRun set: the test no longer sees the model oracle's known reports")
+	}
+	if briefRendered != 0 {
+		t.Errorf("%d details rendered in an exploration no callback watches, want 0", briefRendered)
+	}
+	if d := cmp.Diff(full, brief, cmpopts.IgnoreFields(Summary{}, "First")); d != "" {
+		t.Errorf("the brief exploration's summary differs (-with details +brief):\n%s", d)
+	}
+	t.Logf("%d details rendered with OnRun, %d schedules, %d runs executed", rendered, full.Runs, full.Executed)
 }

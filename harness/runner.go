@@ -423,9 +423,10 @@ type RunOptions struct {
 	// with no snap (tests compare the two: withoutResume).
 	noResume bool
 	// knownBrief leaves the detail (violateDetail's) out of the reports
-	// of known findings: the explorer counts them and reads no message.
-	// (The model oracle's go-cmp diff of a known finding was 1.2 % of
-	// std C=3.) Run and Replay render it.
+	// of known findings: the explorer counts them and reads no message,
+	// and sets it unless a callback sees the runs' results (OnRun,
+	// OnViolation). (The model oracle's go-cmp diff of a known finding
+	// was 1.2 % of std C=3.) Run and Replay render it.
 	knownBrief bool
 }
 
@@ -1884,10 +1885,11 @@ func (r *runner) quiescent() {
 		return
 	}
 	r.direct++
-	for len(r.finish) > 0 {
-		t := r.finish[0]
-		r.finish = r.finish[1:]
-		r.runTail(t)
+	// By index, so that the queue keeps its array for the next tails
+	// (taking each off its front left an array with no room, and every
+	// remote action's tail allocated one).
+	for i := 0; i < len(r.finish); i++ {
+		r.runTail(r.finish[i])
 	}
 	r.finish, r.later = r.later, r.finish[:0]
 	r.direct--
