@@ -143,10 +143,13 @@ type ExploreOptions struct {
 	// known too (a kbuild-legal violation, or the whole space).
 	StopAtFirst bool
 	// OnViolation is called synchronously for every failing run, before
-	// anything else happens (write the schedule to disk there).
+	// anything else happens (write the schedule to disk there). Unless
+	// OnRun is set, the run's reports of known findings come without
+	// their detail (the model oracle's diff): Replay renders it.
 	OnViolation func(*Result)
 	// OnRun, if set, is called for every counted run, serialized, after
-	// OnViolation (Explore only; tests use it to see every schedule).
+	// OnViolation (Explore only; tests use it to see every schedule),
+	// every report with its detail.
 	OnRun func(*Result)
 	// Checkpoint, if set, is called every CheckpointEvery runs of a piece
 	// (default 10000), whenever the exploration stops (Stop, MaxRuns, the
@@ -281,7 +284,7 @@ func (c *Checkpoint) clone() *Checkpoint {
 type Summary struct {
 	Runs       int64
 	Violations int64
-	First      *Result // the first failing run, if any (its reports of known findings without their detail unless OnRun or OnViolation is set: RunOptions.knownBrief)
+	First      *Result // the first failing run, if any (its reports of known findings without their detail unless OnRun is set: RunOptions.knownBrief)
 	Known      map[string]int64
 	// KnownBy gives, per known finding, the oracles that reported it in
 	// some schedule: the (oracle, known finding) verdicts.
@@ -686,7 +689,7 @@ func (e *explorer) piece(i int, wc *stateCache, sp *splitter, seen *readerSeen, 
 		every = 10000
 	}
 	ro := opt.RunOptions
-	ro.stop, ro.knownBrief = opt.Stop, opt.OnRun == nil && opt.OnViolation == nil
+	ro.stop, ro.knownBrief = opt.Stop, opt.OnRun == nil
 	lastSave := s.Runs // with the cache, Runs moves by whole subtrees
 	var mat *runner    // lazy orders: the runner that materializes failing runs
 	for {
@@ -925,7 +928,7 @@ func Sample(sc *Scenario, seed uint64, n int64, mode string, opt ExploreOptions)
 		s := &Summary{}
 		ro := opt.RunOptions
 		ro.Coverage = &s.Coverage
-		ro.stop, ro.knownBrief = opt.Stop, opt.OnRun == nil && opt.OnViolation == nil
+		ro.stop, ro.knownBrief = opt.Stop, opt.OnRun == nil
 		var ch Chooser
 		var pc *PCTChooser
 		k := sc.Bound.K + sc.Bound.E

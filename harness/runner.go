@@ -424,9 +424,9 @@ type RunOptions struct {
 	noResume bool
 	// knownBrief leaves the detail (violateDetail's) out of the reports
 	// of known findings: the explorer counts them and reads no message,
-	// and sets it unless a callback sees the runs' results (OnRun,
-	// OnViolation). (The model oracle's go-cmp diff of a known finding
-	// was 1.2 % of std C=3.) Run and Replay render it.
+	// and sets it unless OnRun sees every run's result. (The model
+	// oracle's go-cmp diff of a known finding was 1.2 % of std C=3.) Run
+	// and Replay render it.
 	knownBrief bool
 }
 
