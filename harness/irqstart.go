@@ -362,9 +362,16 @@ func (r *runner) loadFull(f *fullSnap, live bool) {
 		}
 		*c = p.tasks[i]
 		c.buf = append(buf[:0], f.bufs[i]...)
-		c.rest = append(restBuf[:0], f.rests[i]...)
 		c.stored = append(stored[:0], f.stores[i]...)
-		c.spare, c.restBuf = spare, nil
+		c.spare, c.rest, c.restBuf = spare, nil, restBuf
+		if len(f.rests[i]) > 0 {
+			// The rest of a commit the interrupt was taken in: it takes
+			// the array of rests (the commit's own, on the Go stack,
+			// would). With none, the array stays the context's for its
+			// next commit (a quarter of std C=3's allocations were that
+			// array, made again).
+			c.rest, c.restBuf = append(restBuf[:0], f.rests[i]...), nil
+		}
 		if f.insts[i].has {
 			// The record the run that saved it used (the pool's, in the
 			// order the instances began), filled again.
