@@ -392,8 +392,8 @@ func slicesContains(set []int, fn int) bool {
 // record is written once, when it is made, and the chunk only moves on,
 // so no two records share a word however the log is cut back and copied
 // (a snap keeps records whose words later records must not overwrite).
-// One allocation per 256 words instead of one per record: they were a
-// quarter of std C=3's allocations. Never nil (the state encoding tells
+// One allocation per 256 words instead of one per record: they were 2.5 M
+// of std C=3's 5.5 M allocations. Never nil (the state encoding tells
 // a record with no payload from one with an empty one).
 func (m *Machine) recordWords(n int) []Word {
 	if n == 0 {

@@ -368,8 +368,7 @@ func (r *runner) loadFull(f *fullSnap, live bool) {
 			// The rest of a commit the interrupt was taken in: it takes
 			// the array of rests (the commit's own, on the Go stack,
 			// would). With none, the array stays the context's for its
-			// next commit (a quarter of std C=3's allocations were that
-			// array, made again).
+			// next commit, which would make a new one.
 			c.rest, c.restBuf = append(restBuf[:0], f.rests[i]...), nil
 		}
 		if f.insts[i].has {

@@ -1818,8 +1818,9 @@ func (r *runner) remoteUnregister(u int) bool {
 }
 
 // tail is the deferred half of a remote register or unregister of user
-// u, run at a quiescent point (a value, not a closure: a closure was an
-// allocation per remote action, a sixth of std C=3's).
+// u, run at a quiescent point (a value, not a closure: the closures, one
+// per remote action and two for a tracer switch, were 1.4 M of std C=3's
+// 5.5 M allocations).
 type tail struct {
 	reg  bool // a register's tail (ftrace_startup_subops, the publish); else an unregister's
 	u    int
