@@ -68,11 +68,12 @@ func (d *dfs) skip(to int) {
 	if to > len(d.path) {
 		internalf("dfs: skipping to choice point %d of a path of %d", to, len(d.path))
 	}
-	for ; d.pos < to; d.pos++ {
-		if d.path[d.pos].c != 0 {
+	for i := d.pos; d.zero && i < to; i++ {
+		if d.path[i].c != 0 {
 			d.zero = false
 		}
 	}
+	d.pos = to
 }
 
 // rewind sets the DFS back to choice point to of its path, which a run
@@ -82,6 +83,7 @@ func (d *dfs) rewind(to int) {
 	for _, st := range d.path[:to] {
 		if st.c != 0 {
 			d.zero = false
+			break
 		}
 	}
 }
@@ -721,6 +723,7 @@ func (e *explorer) piece(i int, wc *stateCache, sp *splitter, seen *readerSeen, 
 			for _, st := range d.path[:p.points] {
 				if st.c != 0 {
 					d.zero = false
+					break // (the whole prefix, read at every run, was 0.8 % of std C=3's CPU samples)
 				}
 			}
 		}
