@@ -73,7 +73,7 @@ func (d *dfs) skip(to int) {
 			d.zero = false
 		}
 	}
-	d.pos = to
+	d.pos = max(d.pos, to)
 }
 
 // rewind sets the DFS back to choice point to of its path, which a run
