@@ -76,8 +76,11 @@ func (d *dfs) skip(to int) {
 	d.pos = max(d.pos, to)
 }
 
-// rewind sets the DFS back to choice point to of its path, which a run
-// replays again (irqstart.go's catch-up).
+// rewind sets the DFS to choice point to of its path: the point a run
+// resumes at (its snap's), or one it replays again (irqstart.go's
+// catch-up). Whether the choices before it are all the default is read
+// up to the first that is not (reading the whole prefix at every run was
+// 0.8 % of std C=3's CPU samples).
 func (d *dfs) rewind(to int) {
 	d.pos, d.zero = to, true
 	for _, st := range d.path[:to] {
@@ -719,13 +722,7 @@ func (e *explorer) piece(i int, wc *stateCache, sp *splitter, seen *readerSeen, 
 		}
 		if p := r.startShared(until); p != nil {
 			// The DFS replays the snap's choices no more.
-			d.pos, d.zero = p.points, true
-			for _, st := range d.path[:p.points] {
-				if st.c != 0 {
-					d.zero = false
-					break // (the whole prefix, read at every run, was 0.8 % of std C=3's CPU samples)
-				}
-			}
+			d.rewind(p.points)
 		}
 		r.chgAt = until
 		res := r.run(d, ro)

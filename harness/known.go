@@ -192,7 +192,7 @@ func knownCandidates(v fgraph.Variant) [][]*KnownFinding {
 			continue
 		}
 		for o, name := range Oracles {
-			if k.Oracle == name || contains(k.Also, name) {
+			if k.Oracle == name || slices.Contains(k.Also, name) {
 				by[o] = append(by[o], k)
 			}
 		}
@@ -200,38 +200,17 @@ func knownCandidates(v fgraph.Variant) [][]*KnownFinding {
 	return by
 }
 
-// known returns the name of the known finding v is, or "".
+// known returns the name of the known finding v is, or "": the first of
+// the candidates of v's oracle whose allowance matches.
 func (r *runner) known(v Violation) string {
-	if o, ok := oracleIndex[v.Oracle]; ok && r.knownFor != nil {
-		for _, k := range r.knownFor[o] {
-			if k.Match(r, v) {
-				return k.Name
-			}
-		}
-		return ""
+	o, ok := oracleIndex[v.Oracle]
+	if !ok {
+		internalf("a report of %q, which is not one of the oracles", v.Oracle)
 	}
-	for _, k := range knownTable {
-		if k.Oracle != v.Oracle && !contains(k.Also, v.Oracle) {
-			continue
-		}
-		ok := false
-		for _, x := range k.Variants {
-			if x == r.sc.Variant {
-				ok = true
-			}
-		}
-		if ok && k.Match(r, v) {
+	for _, k := range r.knownFor[o] {
+		if k.Match(r, v) {
 			return k.Name
 		}
 	}
 	return ""
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
