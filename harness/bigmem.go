@@ -12,7 +12,8 @@ import "unsafe"
 // pages where the system has them (bigmem_linux.go; the default
 // transparent_hugepage setting of Debian, "madvise", gives them only to
 // memory that asks). They hold no pointers, so the collector need not see
-// them; the cache unmaps them when it grows or is released.
+// them; the cache unmaps them when it grows or is released. Where a core
+// is idle, the prefaulter faults them in there (prefault.go).
 //
 // A mapping is a whole number of huge pages (hugePage), so an array from
 // bigMin up takes a huge page even when it is smaller: one fault of a
@@ -32,7 +33,10 @@ const hugePage = 2 << 20
 
 // arena tracks the arrays a table mapped, to unmap them when released.
 type arena struct {
-	maps map[unsafe.Pointer][]byte
+	maps map[unsafe.Pointer]*mapping
+	// prefault: the arrays mapped are faulted in by the prefaulter
+	// (prefault.go), set where a core is idle (prefaultFor).
+	prefault bool
 }
 
 // allocOf returns a zeroed slice of n Ts; T must hold no pointers. A
@@ -49,9 +53,13 @@ func allocOf[T any](a *arena, n int) []T {
 	}
 	p := unsafe.Pointer(unsafe.SliceData(b))
 	if a.maps == nil {
-		a.maps = map[unsafe.Pointer][]byte{}
+		a.maps = map[unsafe.Pointer]*mapping{}
 	}
-	a.maps[p] = b
+	m := &mapping{b: b}
+	a.maps[p] = m
+	if a.prefault {
+		prefault(m) // prefault.go: its pages faulted in on an idle core
+	}
 	return unsafe.Slice((*T)(p), len(b)/int(unsafe.Sizeof(z)))[:n]
 }
 
@@ -62,9 +70,10 @@ func freeOf[T any](a *arena, s []T) {
 		return
 	}
 	p := unsafe.Pointer(unsafe.SliceData(s))
-	if b, ok := a.maps[p]; ok {
+	if m, ok := a.maps[p]; ok {
 		delete(a.maps, p)
-		unmapBig(b)
+		m.end()
+		unmapBig(m.b)
 	}
 }
 
@@ -76,16 +85,18 @@ func retireOf[T any](a *arena, s []T) {
 	if len(s) == 0 {
 		return
 	}
-	if b, ok := a.maps[unsafe.Pointer(unsafe.SliceData(s))]; ok {
-		dropBig(b)
+	if m, ok := a.maps[unsafe.Pointer(unsafe.SliceData(s))]; ok {
+		m.end()
+		dropBig(m.b)
 	}
 }
 
 // release unmaps every array still mapped; nothing of them may be used
 // after. The order is the map's, which nothing observes.
 func (a *arena) release() {
-	for p, b := range a.maps {
+	for p, m := range a.maps {
 		delete(a.maps, p)
-		unmapBig(b)
+		m.end()
+		unmapBig(m.b)
 	}
 }

@@ -33,3 +33,11 @@ func dropBig(b []byte) {
 		internalf("cache: giving back a retired table: %v", err)
 	}
 }
+
+// populate faults in b's pages for writing without writing them
+// (madvise(MADV_POPULATE_WRITE), Linux 5.14): a page already there is
+// left as it is, a missing one is mapped zeroed, as a first write would
+// map it. An older kernel answers EINVAL.
+func populate(b []byte) error {
+	return unix.Madvise(b, unix.MADV_POPULATE_WRITE)
+}

@@ -20,7 +20,7 @@ func TestArena(t *testing.T) {
 		if len(a.maps) != 1 {
 			t.Fatalf("%d arrays mapped after a big one, want 1", len(a.maps))
 		}
-		b := a.maps[unsafe.Pointer(unsafe.SliceData(big))]
+		b := a.maps[unsafe.Pointer(unsafe.SliceData(big))].b
 		if len(b) != hugePage {
 			t.Errorf("an array of %d bytes took a mapping of %d, want one huge page (%d)", len(big)*48, len(b), hugePage)
 		}
@@ -39,8 +39,8 @@ func TestArena(t *testing.T) {
 		t.Fatal("the last entry does not keep what was written")
 	}
 	other := allocOf[uint32](&a, 1<<slabChunkShift)
-	if b := a.maps[unsafe.Pointer(unsafe.SliceData(other))]; runtime.GOOS == "linux" && len(b) != 1<<slabChunkShift*4 {
-		t.Errorf("a slab chunk took a mapping of %d bytes, want its own 2 MiB", len(b))
+	if m := a.maps[unsafe.Pointer(unsafe.SliceData(other))]; runtime.GOOS == "linux" && len(m.b) != 1<<slabChunkShift*4 {
+		t.Errorf("a slab chunk took a mapping of %d bytes, want its own 2 MiB", len(m.b))
 	}
 	if n := 1 << entChunkShift * int(unsafe.Sizeof(cacheEntry{})); n%hugePage != 0 {
 		t.Errorf("a chunk of entries is %d bytes, not a whole number of huge pages: its mapping would hold a part-used one", n)

@@ -206,6 +206,7 @@ type stateCache struct {
 	// key and entry, 64 bytes: std C=3's table was 128 MiB at 38 % load,
 	// and a doubling wrote all of it.)
 	slots  []slot
+	next   []slot // the array slots will double into, mapped ahead (aheadOf)
 	ents   chunked[cacheEntry]
 	n, max int
 	// slab holds the knownTot of the entries that have one (d, dk, by of
@@ -377,16 +378,38 @@ func slotKey(k stateKey) (uint64, uint32) {
 // find returns the slot of k, or the free slot where it would go.
 func (c *stateCache) find(a uint64, b uint32) int { return probe(c.slots, a, b) }
 
-// doubled is old's filled slots in a new array of twice as many, mapped
-// in a (old stays: the caller frees or retires it).
-func doubled(a *arena, old []slot) []slot {
-	slots := allocOf[slot](a, 2*len(old))
+// doubled is old's filled slots in a new array of twice as many: *next,
+// if it is one of that size (aheadOf), else one mapped in a now (old
+// stays: the caller frees or retires it).
+func doubled(a *arena, old []slot, next *[]slot) []slot {
+	slots := *next
+	*next = nil
+	if len(slots) != 2*len(old) {
+		freeOf(a, slots)
+		slots = allocOf[slot](a, 2*len(old))
+	}
 	for _, s := range old {
 		if s.a != 0 || s.be != 0 {
 			slots[probe(slots, s.a, uint32(s.be))] = s
 		}
 	}
 	return slots
+}
+
+// aheadOf maps, in a, the array that slots will double into, once n of
+// them are filled and the doubling (at three quarters) is near: a
+// rehash writes every page of a fresh array at once, before the
+// prefaulter (prefault.go) could fault one in, so the next array is
+// mapped ahead, for the prefaulter to fault in while the table fills
+// (on peer-spin K=3 the doublings' rehashes were 1.1 % of the worker's
+// samples in the kernel's clear_page_erms, 7 Dec 2026). Past five
+// eighths only: an array mapped ahead that the run never doubles into
+// is resident all the same. Arrays on the heap (under bigMin) are not
+// faulted in ahead, and not mapped ahead either.
+func aheadOf(a *arena, slots []slot, n int, next *[]slot) {
+	if *next == nil && n*8 > len(slots)*5 && 2*len(slots)*int(unsafe.Sizeof(slot{})) >= bigMin {
+		*next = allocOf[slot](a, 2*len(slots))
+	}
 }
 
 // probe returns the slot of (a, b) in slots (a power of two of them, not
@@ -558,13 +581,15 @@ func (c *stateCache) room() bool {
 			return false
 		}
 		c.grow()
+	} else if len(c.slots)*2 <= c.max*4/3+1 {
+		aheadOf(&c.mem, c.slots, c.n+1, &c.next)
 	}
 	return true
 }
 
 func (c *stateCache) grow() {
 	old := c.slots
-	c.slots = doubled(&c.mem, old)
+	c.slots = doubled(&c.mem, old, &c.next)
 	if c.pub.Load() == nil {
 		freeOf(&c.mem, old)
 		return
@@ -578,13 +603,22 @@ func (c *stateCache) grow() {
 	retireOf(&c.mem, old)
 }
 
+// prefault sets whether the arrays this table and its tails' table map
+// from now on are faulted in by the prefaulter (prefault.go).
+func (c *stateCache) prefault(on bool) {
+	c.mem.prefault = on
+	if c.tails != nil {
+		c.tails.mem.prefault = on
+	}
+}
+
 // release gives back the arrays mapped apart from the heap (bigmem.go),
 // of this table and its tails' table; nothing may use them after.
 func (c *stateCache) release() {
 	if c == nil {
 		return
 	}
-	c.slots, c.ents, c.slab = nil, chunked[cacheEntry]{}, chunked[uint32]{}
+	c.slots, c.next, c.ents, c.slab = nil, nil, chunked[cacheEntry]{}, chunked[uint32]{}
 	c.mem.release()
 	c.tails.release()
 }
@@ -1267,6 +1301,10 @@ type chunked[T any] struct {
 	// a chunk added later is seen there without reading chunks, which the
 	// adding worker writes (chunkAt).
 	dir [][]T
+	// ahead is the next chunk, mapped once the last one is five eighths
+	// full, for the prefaulter (prefault.go) to fault in before take
+	// writes it: a new chunk is written from its first page on at once.
+	ahead []T
 }
 
 // share readies s for workers reading it without a lock: a directory of
@@ -1325,16 +1363,29 @@ func (s *chunked[T]) take(a *arena, n, first int) (int32, bool) {
 		s.chunks[0] = ch
 	}
 	if s.used+n > len(s.chunks[len(s.chunks)-1]) {
-		if (len(s.chunks)+1)*size > math.MaxInt32 || s.dir != nil && len(s.chunks) == len(s.dir) {
+		if !s.room(size) {
 			return 0, false
 		}
-		s.chunks = append(s.chunks, allocOf[T](a, size))
+		ch := s.ahead
+		if s.ahead = nil; len(ch) != size {
+			ch = allocOf[T](a, size)
+		}
+		s.chunks = append(s.chunks, ch)
 		s.used = 0
 	}
 	at := (len(s.chunks)-1)*size + s.used
 	s.used += n
 	s.n += n
+	var z T
+	if s.ahead == nil && s.used*8 > size*5 && len(s.chunks[len(s.chunks)-1]) == size && size*int(unsafe.Sizeof(z)) >= bigMin && s.room(size) {
+		s.ahead = allocOf[T](a, size)
+	}
 	return int32(at), true
+}
+
+// room reports whether another chunk of size Ts fits.
+func (s *chunked[T]) room(size int) bool {
+	return (len(s.chunks)+1)*size <= math.MaxInt32 && (s.dir == nil || len(s.chunks) < len(s.dir))
 }
 
 // at returns the n Ts from index i.

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"unsafe"
 
 	"github.com/fgcheck/fgcheck/fgraph"
 )
@@ -532,7 +533,14 @@ func TestCacheSlabChunks(t *testing.T) {
 	}
 	s.used, s.n = 0, 0
 	var mapped *uint32 // the first chunk once it is mapped (from bigMin)
+	var ahead *uint32  // the second chunk, mapped ahead (chunked.ahead)
 	for i := 0; i < per+3; i++ {
+		if i == per && runtime.GOOS == "linux" {
+			if len(s.ahead) != slabChunk {
+				t.Fatalf("the first chunk %d of %d words full, and no next chunk mapped ahead (%d words)", s.used, len(s.chunks[0]), len(s.ahead))
+			}
+			ahead = &s.ahead[0]
+		}
 		at, ok := s.take(&a, n, slabFirst)
 		if !ok {
 			t.Fatalf("take %d refused", i)
@@ -554,6 +562,12 @@ func TestCacheSlabChunks(t *testing.T) {
 	if want := int32(slabChunk); idx[per] != want {
 		t.Errorf("the first entry that does not fit is at %d, want the second chunk's start %d", idx[per], want)
 	}
+	if ahead != nil && &s.chunks[1][0] != ahead {
+		t.Errorf("the second chunk is not the one mapped ahead for it")
+	}
+	if s.ahead != nil {
+		t.Errorf("a third chunk mapped ahead with the second %d of %d words full", s.used, slabChunk)
+	}
 	for i, at := range idx {
 		for j, v := range s.at(at, n) {
 			if v != uint32(i*n+j) {
@@ -564,6 +578,66 @@ func TestCacheSlabChunks(t *testing.T) {
 	full := chunked[uint32]{shift: slabChunkShift, chunks: make([][]uint32, math.MaxInt32/slabChunk), used: slabChunk}
 	if at, ok := full.take(&a, n, slabFirst); ok {
 		t.Errorf("take past the int32 indices gave %d", at)
+	}
+}
+
+// A table of slots past five eighths full has the array it will double
+// into mapped ahead (aheadOf), for the prefaulter to fault in; the
+// doubling rehashes into that array, and into a new one if the array
+// mapped ahead is not twice the size. Below five eighths, or under
+// bigMin, nothing is mapped ahead.
+func TestSlotsMappedAhead(t *testing.T) {
+	if runtime.GOOS != "linux" || !TablesOffHeap {
+		t.Skip("arrays are mapped apart from the heap on Linux only")
+	}
+	var a arena
+	defer a.release()
+	const n = 1 << 15 // 512 KiB of slots: past bigMin
+	slots := allocOf[slot](&a, n)
+	key := func(i int) (uint64, uint32) { return uint64(i)*0x9e3779b97f4a7c15 | 1, uint32(i) }
+	fill := func(from, to int) {
+		for i := from; i < to; i++ {
+			ka, kb := key(i)
+			slots[probe(slots, ka, kb)] = mkSlot(ka, kb, int32(i))
+		}
+	}
+	var next []slot
+	fill(0, n*5/8)
+	aheadOf(&a, slots, n*5/8, &next)
+	if next != nil {
+		t.Fatalf("an array of %d slots mapped ahead with the table at five eighths", len(next))
+	}
+	small := allocOf[slot](&a, 1<<10)
+	aheadOf(&a, small, 1<<10-1, &next)
+	if next != nil {
+		t.Fatalf("an array of %d slots mapped ahead for a table on the heap", len(next))
+	}
+	fill(n*5/8, n*5/8+1)
+	aheadOf(&a, slots, n*5/8+1, &next)
+	if len(next) != 2*n {
+		t.Fatalf("%d slots mapped ahead past five eighths, want %d", len(next), 2*n)
+	}
+	ahead := &next[0]
+	fill(n*5/8+1, n*3/4)
+	grown := doubled(&a, slots, &next)
+	if &grown[0] != ahead || next != nil {
+		t.Errorf("the doubling did not take the array mapped ahead (next left: %d slots)", len(next))
+	}
+	for i := 0; i < n*3/4; i++ {
+		ka, kb := key(i)
+		if s := grown[probe(grown, ka, kb)]; s.a != ka || s.entry() != int32(i) {
+			t.Fatalf("key %d lost in the doubling", i)
+		}
+	}
+	wrong := allocOf[slot](&a, n) // not twice the size: freed, and a new one mapped
+	wm := a.maps[unsafe.Pointer(unsafe.SliceData(wrong))]
+	next = wrong
+	again := doubled(&a, grown, &next)
+	if len(again) != 4*n || next != nil {
+		t.Errorf("a doubling with an array of the wrong size ahead: %d slots, %d left ahead", len(again), len(next))
+	}
+	if !wm.gone.Load() {
+		t.Errorf("the array of the wrong size mapped ahead was not given back") // (the new one may take its address)
 	}
 }
 

@@ -514,6 +514,7 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 			total.CacheOff = why
 		} else {
 			wc = newStateCache(sc, opt.CacheEntries, opt.CacheExact, opt.cacheDrop-1, workers > 1)
+			wc.prefault(prefaultFor(workers))
 		}
 	}
 	q := newPieceQueue(e.pieces)
@@ -522,6 +523,7 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 	var stbl *splitTable
 	if wc != nil {
 		stbl = newSplitTable(opt.CacheEntries, workers > 1)
+		stbl.mem.prefault = prefaultFor(workers)
 	}
 	var wg sync.WaitGroup
 	var firstErr error

@@ -140,6 +140,7 @@ type splitTable struct {
 	// the state cache's (a Go map was 10 MB of garbage as it grew and 2 %
 	// of peer-spin K=3's time in its lookups); keys is how many it holds.
 	slots []slot
+	next  []slot // the array slots will double into, mapped ahead (aheadOf)
 	keys  int
 	// spare: the blocks left behind when theirs grew, by their room (below
 	// spareCaps combos), for new blocks to take (spareBlock). Without
@@ -301,9 +302,10 @@ func (sp *splitTable) setIndex(k stateKey, at int32) {
 	if sp.slots == nil {
 		sp.slots = allocOf[slot](&sp.mem, 1<<10)
 	}
+	aheadOf(&sp.mem, sp.slots, sp.keys+1, &sp.next)
 	if (sp.keys+1)*4 > len(sp.slots)*3 {
 		old := sp.slots
-		sp.slots = doubled(&sp.mem, old)
+		sp.slots = doubled(&sp.mem, old, &sp.next)
 		if !sp.shared {
 			freeOf(&sp.mem, old)
 		} else {
