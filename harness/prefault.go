@@ -77,9 +77,10 @@ func (m *mapping) end() {
 const prefaultQueue = 256
 
 var prefaulter struct {
-	once sync.Once
-	ch   chan prefaultReq
-	off  atomic.Bool // an error: the kernel cannot populate
+	once   sync.Once
+	ch     chan prefaultReq
+	off    atomic.Bool  // an error: the kernel cannot populate
+	queued atomic.Int64 // arrays queued so far (tests)
 }
 
 // prefaultReq is an array to fault in, or, with done set, a flush.
@@ -111,6 +112,7 @@ func prefault(m *mapping) {
 	})
 	select {
 	case prefaulter.ch <- prefaultReq{m: m}:
+		prefaulter.queued.Add(1)
 	default:
 	}
 }
