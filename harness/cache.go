@@ -405,9 +405,11 @@ func doubled(a *arena, old []slot, next *[]slot) []slot {
 // samples in the kernel's clear_page_erms, 7 Dec 2026). Past five
 // eighths only: an array mapped ahead that the run never doubles into
 // is resident all the same. Arrays on the heap (under bigMin) are not
-// faulted in ahead, and not mapped ahead either.
+// faulted in ahead, and not mapped ahead either; nor is anything where
+// the arena is not prefaulted (a.prefault), since then nothing would
+// fault it in before the doubling.
 func aheadOf(a *arena, slots []slot, n int, next *[]slot) {
-	if *next == nil && n*8 > len(slots)*5 && 2*len(slots)*int(unsafe.Sizeof(slot{})) >= bigMin {
+	if a.prefault && *next == nil && n*8 > len(slots)*5 && 2*len(slots)*int(unsafe.Sizeof(slot{})) >= bigMin {
 		*next = allocOf[slot](a, 2*len(slots))
 	}
 }
@@ -1302,8 +1304,9 @@ type chunked[T any] struct {
 	// adding worker writes (chunkAt).
 	dir [][]T
 	// ahead is the next chunk, mapped once the last one is five eighths
-	// full, for the prefaulter (prefault.go) to fault in before take
-	// writes it: a new chunk is written from its first page on at once.
+	// full where the arena is prefaulted, for the prefaulter (prefault.go)
+	// to fault in before take writes it: a new chunk is written from its
+	// first page on at once.
 	ahead []T
 }
 
@@ -1377,7 +1380,7 @@ func (s *chunked[T]) take(a *arena, n, first int) (int32, bool) {
 	s.used += n
 	s.n += n
 	var z T
-	if s.ahead == nil && s.used*8 > size*5 && len(s.chunks[len(s.chunks)-1]) == size && size*int(unsafe.Sizeof(z)) >= bigMin && s.room(size) {
+	if a.prefault && s.ahead == nil && s.used*8 > size*5 && len(s.chunks[len(s.chunks)-1]) == size && size*int(unsafe.Sizeof(z)) >= bigMin && s.room(size) {
 		s.ahead = allocOf[T](a, size)
 	}
 	return int32(at), true

@@ -521,7 +521,7 @@ func deadLogRun(t *testing.T, sc *Scenario) (reads, marks int64) {
 // small and doubles in place, an entry never straddles two, every index
 // reads back the words written there, and no index passes an int32.
 func TestCacheSlabChunks(t *testing.T) {
-	var a arena
+	a := arena{prefault: true} // (its next chunk mapped ahead)
 	defer a.release()
 	s := chunked[uint32]{shift: slabChunkShift}
 	const slabChunk = 1 << slabChunkShift
@@ -590,7 +590,7 @@ func TestSlotsMappedAhead(t *testing.T) {
 	if runtime.GOOS != "linux" || !TablesOffHeap {
 		t.Skip("arrays are mapped apart from the heap on Linux only")
 	}
-	var a arena
+	a := arena{prefault: true}
 	defer a.release()
 	const n = 1 << 15 // 512 KiB of slots: past bigMin
 	slots := allocOf[slot](&a, n)
@@ -618,6 +618,10 @@ func TestSlotsMappedAhead(t *testing.T) {
 		t.Fatalf("%d slots mapped ahead past five eighths, want %d", len(next), 2*n)
 	}
 	ahead := &next[0]
+	var cold []slot // an arena not prefaulted maps nothing ahead
+	if aheadOf(&arena{}, slots, n*5/8+1, &cold); cold != nil {
+		t.Fatalf("an array of %d slots mapped ahead in an arena that is not prefaulted", len(cold))
+	}
 	fill(n*5/8+1, n*3/4)
 	grown := doubled(&a, slots, &next)
 	if &grown[0] != ahead || next != nil {
