@@ -141,7 +141,7 @@ func (r *runner) lzStart(c *ctx, buf []pending) (lz *lzInst, order, drop []int, 
 	fresh := false
 	var o *lzOpts
 	if r.lzLive[region] == 0 {
-		b := r.sc.Bound
+		b := &r.sc.Bound
 		if r.orders.has[region] || !r.lzEligible(buf) || r.rUsed >= b.R || b.spent(r.kUsed, r.rUsed, r.eUsed) {
 			return nil, nil, nil, false
 		}
@@ -290,7 +290,7 @@ func (r *runner) lzUnpend(region fgraph.Site) {
 // lzCollapse ends every pending region that program order is still live
 // in once the budget allows no order more: they keep program order.
 func (r *runner) lzCollapse() {
-	b := r.sc.Bound
+	b := &r.sc.Bound
 	if len(r.lzList) == 0 || r.rUsed < b.R && !b.spent(r.kUsed, r.rUsed, r.eUsed) {
 		return
 	}
@@ -437,12 +437,12 @@ func (r *runner) lzSimulate(c *ctx, lz *lzInst, o int, keepGoing bool, out []lzK
 	for ; j < len(ord); j++ {
 		mask |= 1 << ord[j]
 		if sig&lzStopped == 0 {
-			st := lz.buf[ord[j]]
+			st := &lz.buf[ord[j]]
 			r.poke(st.addr, st.val)
 			if r.visible(st.addr) {
 				r.ver++
 			}
-			r.onCommit(c, st)
+			r.onCommit(c, *st)
 			c.lastSite = st.site
 			if !r.opt.NoOracles && r.checked != r.ver {
 				r.checked = r.ver
@@ -573,7 +573,7 @@ func (r *runner) lzOptions(c *ctx, base []Option) ([]Option, int) {
 	// program order) spends an order: one of R and of C, and the event it
 	// takes one more of C. A region still pending without having paid
 	// has an order left in the budget (lzCollapse).
-	b := r.sc.Bound
+	b := &r.sc.Bound
 	paid := r.lzPaid[lz.region]
 	canEvent := paid || b.C == 0 || r.kUsed+r.rUsed+r.eUsed+2 <= b.C
 	if !paid && (r.rUsed >= b.R || b.spent(r.kUsed, r.rUsed, r.eUsed)) {
@@ -815,7 +815,7 @@ func (r *runner) lzSplittable() bool {
 // pending regions (no event is left): the quiescent points are then looked
 // up (dfs.quiet).
 func (r *runner) lzQuiet() bool {
-	b := r.sc.Bound
+	b := &r.sc.Bound
 	return r.lzSplittable() && (b.spent(r.kUsed, r.rUsed, r.eUsed) || r.kUsed >= b.K && r.eUsed >= b.E)
 }
 
@@ -830,7 +830,7 @@ func (r *runner) lzEnd(c *ctx) {
 // costs nothing; another order one of R and of C, unless the region has
 // paid already), and as many of kbuild's.
 func (r *runner) lzWeights() (w, wk int64) {
-	b := r.sc.Bound
+	b := &r.sc.Bound
 	J := b.R - r.rUsed
 	if b.C > 0 {
 		J = min(J, b.C-(r.kUsed+r.rUsed+r.eUsed))

@@ -241,7 +241,7 @@ func (r *runner) takeBackCov(cov *Coverage) {
 // unless no choice can follow (the snap would serve no later run).
 func (r *runner) takeSnap(cur int) {
 	s := r.snaps
-	b := r.sc.Bound
+	b := &r.sc.Bound
 	if r.stopped || b.spent(r.kUsed, r.rUsed, r.eUsed) && !r.lzSplittable() || !r.m.CanSave() {
 		return
 	}

@@ -1870,7 +1870,7 @@ func (r *runner) modelRegister(u, idx int) {
 // compiled code commits each store as it makes it, in the order GCC
 // chose (runner.compiled), so no region offers an order there.
 func (r *runner) noChoiceLeft() bool {
-	b := r.sc.Bound
+	b := &r.sc.Bound
 	if r.lzSplittable() {
 		// A pending region can still be split (lazy.go): at an instance's
 		// end, by what the oracles report of its orders.

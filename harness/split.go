@@ -454,7 +454,7 @@ func (r *runner) pendingSorted(dst []fgraph.Site) (ks []fgraph.Site, paid bool) 
 // verdict (failed) and its choice points (on its first combo). w and wk
 // are the run's weights, which the combos must add up to.
 func (r *runner) runCombos(dst []weighted, failed bool, points, w, wk int64) []weighted {
-	b := r.sc.Bound
+	b := &r.sc.Bound
 	J := b.R - r.rUsed
 	if b.C > 0 {
 		J = min(J, b.C-(r.kUsed+r.rUsed+r.eUsed))
@@ -740,6 +740,15 @@ func (cs *cacheState) tailCombos(t totals, kt *knownTot) {
 // at is the index in pts (a point's combos) of the combo c of a run or a
 // hit below the point falls in: c itself if its region is pending at the
 // point, else prog.
+// comboLess is pointCombos' order: program order first, then by region
+// and option.
+func comboLess(a, b combo) bool {
+	if a.o < 0 || b.o < 0 {
+		return a.o < 0 && b.o >= 0
+	}
+	return a.site < b.site || a.site == b.site && a.o < b.o
+}
+
 func at(pts []splitCombo, c combo) int {
 	if c.o >= 0 {
 		for i := range pts {
@@ -839,12 +848,20 @@ func (cs *cacheState) leaveSplit(kd *keyed, t totals, pp *keyed) {
 	}
 	ws := sp.comboTotals(kd, t)
 	if pp != nil && pp.sp != nil {
+		j := 0 // both lists are by combo (pointCombos): a walk finds most
 		for i := range ws {
 			w := &ws[i]
 			if w.t.runs == 0 {
 				continue
 			}
-			pc := &pp.sp[at(pp.sp, w.c)]
+			for j < len(pp.sp) && comboLess(pp.sp[j].c, w.c) {
+				j++
+			}
+			k := j
+			if k >= len(pp.sp) || pp.sp[k].c != w.c || w.c.o < 0 {
+				k = at(pp.sp, w.c)
+			}
+			pc := &pp.sp[k]
 			if pc.kt == nil {
 				pc.kt = sp.newKT()
 			}
