@@ -142,9 +142,7 @@ func (r *runner) appendState(dst []uint64, drop int) []uint64 {
 			// offers nothing more, where a choice point's state at the
 			// same yield still has its options ahead.
 			dst = append(dst, used, uint64(len(r.finish)), uint64(len(r.later)), boolU(r.afterEv))
-			for _, p := range r.pending {
-				dst = append(dst, uint64(p))
-			}
+			dst = append(dst, intWords(r.pending[:])...)
 		case stBudget:
 			// The remaining budget decides the options of every later
 			// choice point (and so the schedules below this one).
@@ -427,6 +425,13 @@ func appendCtx(dst []uint64, c *ctx, idle bool) []uint64 {
 	return dst
 }
 
+// intWords is x's words as they are: an int is a uint64 here (the
+// encoding of an array of counts, copied whole rather than word by word).
+func intWords(x []int) []uint64 {
+	var _ [unsafe.Sizeof(int(0)) - 8]struct{} // (does not compile where an int is not 8 bytes)
+	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(x))), len(x))
+}
+
 func boolU(b bool) uint64 {
 	if b {
 		return 1
@@ -488,10 +493,11 @@ func (r *runner) appendPending(dst []uint64) []uint64 {
 }
 
 func appendModel(dst []uint64, s *model.State) []uint64 {
-	// The user table and the slots' registration counts: only the slots
-	// that are not free (of the 16, the two or three a scenario's users
-	// take), each with its index, after their number. A free slot is the
-	// stub with generation 0 and no flag (model.New).
+	// The user table: only the slots that are not free (of the 16, the
+	// two or three a scenario's users take), each with its index, after
+	// their number. A free slot is the stub with generation 0 and no flag
+	// (model.New). Then the slots' registration counts, all 16 as they
+	// are (one copy; listing the ones not 0 took a loop).
 	n := len(dst)
 	dst = append(dst, 0)
 	for i := range s.Slots {
@@ -501,14 +507,7 @@ func appendModel(dst []uint64, s *model.State) []uint64 {
 		}
 	}
 	dst = append(dst, uint64(s.Gen), boolU(s.Cfg.NoFilter))
-	n = len(dst)
-	dst = append(dst, 0)
-	for i, g := range s.SlotGen {
-		if g != 0 {
-			dst = append(dst, uint64(i), uint64(g))
-			dst[n]++
-		}
-	}
+	dst = append(dst, intWords(s.SlotGen[:])...)
 	for _, st := range s.Started {
 		dst = append(dst, boolU(st))
 	}
