@@ -3,6 +3,7 @@ package harness
 import (
 	"math/bits"
 	"slices"
+	"sync/atomic"
 
 	"github.com/fgcheck/fgcheck/fgraph"
 )
@@ -387,9 +388,16 @@ func (r *runner) lzSandbox(c *ctx, lz *lzInst) {
 		ncov = len(r.snaps.cov)
 	}
 	lz.kown = lz.kown[:0]
-	for l := live; l != 0; l &= l - 1 {
-		lz.kown = r.lzSimulate(c, lz, bits.TrailingZeros64(l), kg, lz.kown)
-		r.lzRestore(c, lz)
+	if r.lzClean(lz) {
+		lz.kown = r.lzCleanKeys(lz, live, lz.kown)
+		if lzVerifyClean {
+			r.lzVerifyCleanKeys(c, lz, live, kg)
+		}
+	} else {
+		for l := live; l != 0; l &= l - 1 {
+			lz.kown = r.lzSimulate(c, lz, bits.TrailingZeros64(l), kg, lz.kown)
+			r.lzRestore(c, lz)
+		}
 	}
 	lz.setKeys(lz.kown, len(lz.buf)-lz.anchorK)
 	r.opt.KeepGoing, r.cov = kg, cov
@@ -407,6 +415,101 @@ func (r *runner) lzSandbox(c *ctx, lz *lzInst) {
 		r.recordSandbox(lz, live)
 	}
 }
+
+// lzClean reports whether every in-place check the sandbox of lz would
+// make is clean, and nothing else in it reports, without committing: the
+// sandbox's checks are the readers' walk, the callback records and the
+// WARNs (checkInPlace). No record or WARN waits to be judged, and the
+// commits make none; the readers' memo holds the inputs of their last
+// clean walk of this task (readers.go) and none of lz's stores writes a
+// word that walk read, nor curr_ret_stack or ret_stack (every store is a
+// word of a shadow stack), so every walk on the way reads what that one
+// read and is clean. The commits' bookkeeping reports nothing either: no
+// store is at or past the capacity the capacity oracle judges, and the
+// region is order-free (lzEligible: no reserve.w1, whose bookkeeping
+// reads memory). Not in a traced run (the commits would be traced).
+func (r *runner) lzClean(lz *lzInst) bool {
+	if r.tr != nil || lzSimulateAll {
+		return false
+	}
+	m := r.m
+	if !r.opt.NoOracles {
+		if len(m.Log) > r.logSeen || r.warnSeen < len(m.Warnings) || !r.readerMemoOn() || !r.rmemo.same(r, m.Current) {
+			return false
+		}
+	}
+	for i := range lz.buf {
+		a := lz.buf[i].addr
+		t := r.stackAt[a]
+		if t < 0 || a >= r.stacks[t].lo+fgraph.Addr(r.maxOff) || r.rmemo.covers(a) {
+			return false
+		}
+	}
+	return true
+}
+
+// lzCleanKeys appends to out the keys lzSimulate would find for lz's live
+// options where every check is clean (lzClean): after each commit from
+// the anchor, the set committed and the digest of no report (lzSig's: the
+// sticky flag of a spread clobber, if set); and it marks clean the sets
+// whose check lzSimulate would make (lzCheck): after a commit an unwinder
+// can see (curr_ret_stack stays: every store is a stack word), or after
+// the first if a check was due at the anchor.
+func (r *runner) lzCleanKeys(lz *lzInst, live uint64, out []lzKey) []lzKey {
+	var sig uint64
+	if r.clobberSpread {
+		sig = 2
+	}
+	due := r.checked != r.ver
+	for l := live; l != 0; l &= l - 1 {
+		ord := lz.ords[bits.TrailingZeros64(l)]
+		var mask uint64
+		for _, j := range ord[:lz.anchorK] {
+			mask |= 1 << j
+		}
+		first := true
+		for _, j := range ord[lz.anchorK:] {
+			mask |= 1 << j
+			if !r.opt.NoOracles && (first && due && !lzCleanWrong || r.visible(lz.buf[j].addr)) && !lz.isClean(mask) {
+				if mask < 64 {
+					lz.clean |= 1 << mask
+				} else {
+					lz.cleanList = append(lz.cleanList, mask)
+				}
+			}
+			first = false
+			out = append(out, lzKey{mask, sig})
+		}
+	}
+	return out
+}
+
+// lzVerifyCleanKeys, in tests (lzVerifyClean), commits lz's options in
+// the sandbox after lzCleanKeys found their keys, and fails with an
+// internal error unless the commits find the same keys and clean sets.
+func (r *runner) lzVerifyCleanKeys(c *ctx, lz *lzInst, live uint64, kg bool) {
+	keys, clean, list := slices.Clone(lz.kown), lz.clean, slices.Clone(lz.cleanList)
+	lz.kown, lz.clean, lz.cleanList = lz.kown[:0], 0, lz.cleanList[:0]
+	for l := live; l != 0; l &= l - 1 {
+		lz.kown = r.lzSimulate(c, lz, bits.TrailingZeros64(l), kg, lz.kown)
+		r.lzRestore(c, lz)
+	}
+	if !slices.Equal(keys, lz.kown) || clean != lz.clean || !slices.Equal(list, lz.cleanList) {
+		internalf("lazy orders: the keys of a sandbox whose checks are all clean are %v (clean %#x %v), its commits found %v (clean %#x %v)",
+			keys, clean, list, lz.kown, lz.clean, lz.cleanList)
+	}
+	lzCleanVerified.Add(1)
+}
+
+// Test hooks: lzSimulateAll commits every option in its sandbox even where
+// every check is clean (lzClean); lzVerifyClean commits them after
+// lzCleanKeys and compares (lzVerifyCleanKeys), counting in
+// lzCleanVerified; lzCleanWrong leaves out the check due at the anchor
+// when it marks the sets checked clean (a wrong rule).
+var (
+	lzSimulateAll, lzVerifyClean, lzCleanWrong bool
+	lzCleanVerified                            atomic.Int64
+)
 
 // lzSimulate commits option o's order of lz from the anchor, appending its
 // keys to out. A Go panic of a check (the panic oracle's, in a real run)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fgcheck/fgcheck/fgraph"
@@ -328,5 +329,63 @@ func TestEsum(t *testing.T) {
 		if got := esum(c.m, c.J); got != c.want {
 			t.Errorf("esum(%v, %d) = %d, want %d: %s", c.m, c.J, got, c.want, c.why)
 		}
+	}
+}
+
+// TestLazyCleanSound: a sandbox whose checks are all clean by the readers'
+// memo finds its options' keys without committing them (lzClean), and the
+// explorations of afterEventModes give what committing every option gave.
+func TestLazyCleanSound(t *testing.T) {
+	sameWithout(t, &lzSimulateAll, "the keys of sandboxes whose checks are all clean")
+}
+
+// TestLazyCleanVerified: on std, peer-spin (K=2 and K=3) and peer-spin
+// with a barrier of the push dropped (M-push-barrier1), every sandbox that lzClean
+// leaves uncommitted is committed after all (lzVerifyClean) and finds
+// the keys and clean sets lzCleanKeys gave; there are such sandboxes.
+// (TestLazyCleanSound compares whole explorations with and without it,
+// and TestLazySound, every mutant, with the eager engine.)
+func TestLazyCleanVerified(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores peer-spin at K=3 with every sandbox committed twice")
+	}
+	k3 := PeerSpin(fgraph.Latest)
+	k3.Name, k3.Bound.K = "peer-spin K=3", 3
+	scs := []*Scenario{Standard(fgraph.Latest), PeerSpin(fgraph.Latest), k3}
+	for _, sc := range lazyScenarios() {
+		if sc.Name == "peer-spin.M-push-barrier1" {
+			scs = append(scs, sc)
+		}
+	}
+	if len(scs) != 4 {
+		t.Fatalf("%d explorations, want 4: the mutant's name changed", len(scs))
+	}
+	lzCleanVerified.Store(0)
+	withSet(&lzVerifyClean, func() {
+		for _, sc := range scs {
+			if _, err := Explore(sc, ExploreOptions{Cache: true, LazyOrders: true, RunOptions: RunOptions{KeepGoing: true}}); err != nil {
+				t.Errorf("%s: %v", sc.Name, err)
+			}
+		}
+	})
+	if n := lzCleanVerified.Load(); n < 1000 {
+		t.Errorf("%d sandboxes left uncommitted in %d explorations, want 1000 at least", n, len(scs))
+	} else {
+		t.Logf("%d sandboxes left uncommitted and verified in %d explorations", n, len(scs))
+	}
+}
+
+// TestLazyCleanCaught: keys found without the check a sandbox makes after
+// its first commit when one is due at the anchor leave that set unmarked
+// clean, and committing the options finds it.
+func TestLazyCleanCaught(t *testing.T) {
+	var err error
+	withSet(&lzVerifyClean, func() {
+		withSet(&lzCleanWrong, func() {
+			_, err = Explore(PeerSpin(fgraph.Latest), ExploreOptions{Cache: true, LazyOrders: true})
+		})
+	})
+	if err == nil || !strings.Contains(err.Error(), "all clean") {
+		t.Fatalf("the wrong clean sets went unnoticed (err %v)", err)
 	}
 }
