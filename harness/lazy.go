@@ -388,10 +388,14 @@ func (r *runner) lzSandbox(c *ctx, lz *lzInst) {
 		ncov = len(r.snaps.cov)
 	}
 	lz.kown = lz.kown[:0]
-	if r.lzClean(lz) {
+	var mem []fgraph.Word
+	if lzVerifyClean {
+		mem = slices.Clone(r.m.Mem)
+	}
+	if r.lzClean(lz, live) {
 		lz.kown = r.lzCleanKeys(lz, live, lz.kown)
 		if lzVerifyClean {
-			r.lzVerifyCleanKeys(c, lz, live, kg)
+			r.lzVerifyCleanKeys(c, lz, live, kg, mem)
 		}
 	} else {
 		for l := live; l != 0; l &= l - 1 {
@@ -420,29 +424,164 @@ func (r *runner) lzSandbox(c *ctx, lz *lzInst) {
 // make is clean, and nothing else in it reports, without committing: the
 // sandbox's checks are the readers' walk, the callback records and the
 // WARNs (checkInPlace). No record or WARN waits to be judged, and the
-// commits make none; the readers' memo holds the inputs of their last
-// clean walk of this task (readers.go) and none of lz's stores writes a
-// word that walk read, nor curr_ret_stack or ret_stack (every store is a
-// word of a shadow stack), so every walk on the way reads what that one
-// read and is clean. The commits' bookkeeping reports nothing either: no
+// commits make none. The commits' bookkeeping reports nothing either: no
 // store is at or past the capacity the capacity oracle judges, and the
 // region is order-free (lzEligible: no reserve.w1, whose bookkeeping
-// reads memory). Not in a traced run (the commits would be traced).
-func (r *runner) lzClean(lz *lzInst) bool {
-	if r.tr != nil || lzSimulateAll {
-		return false
+// reads memory). Every store writes a word of a shadow stack but for at
+// most one, which moves a task's curr_ret_stack (a pop's ret.lower). If
+// the readers' memo holds the inputs of their last clean walk of this
+// task (readers.go) and no store writes a word that walk read, every walk
+// on the way reads what that one read and is clean; otherwise the sets of
+// stores checked are looked up one by one (lzCleanSets). Not in a traced
+// run (the commits would be traced).
+func (r *runner) lzClean(lz *lzInst, live uint64) bool {
+	if r.tr != nil || lzSimulateAll || checkHook != nil {
+		return false // (a test's hook may crash a check the memos call clean)
 	}
 	m := r.m
+	memo := true
 	if !r.opt.NoOracles {
-		if len(m.Log) > r.logSeen || r.warnSeen < len(m.Warnings) || !r.readerMemoOn() || !r.rmemo.same(r, m.Current) {
+		if len(m.Log) > r.logSeen || r.warnSeen < len(m.Warnings) || !r.readerMemoOn() {
 			return false
+		}
+		memo = r.rmemo.same(r, m.Current)
+	}
+	if len(lz.buf) > 64 {
+		return false
+	}
+	vis, ok := r.lzVisibility(lz)
+	if !ok {
+		return false
+	}
+	covered := vis.cs >= 0
+	for i := range lz.buf {
+		if i == vis.cs {
+			continue
+		}
+		a := lz.buf[i].addr
+		t := r.stackAt[a]
+		if t < 0 || a >= r.stacks[t].lo+fgraph.Addr(r.maxOff) {
+			return false
+		}
+		covered = covered || r.rmemo.covers(a)
+	}
+	if r.opt.NoOracles || memo && !covered {
+		return true
+	}
+	return !lzCleanNoSets && r.lzCleanSets(lz, live, memo, &vis)
+}
+
+// lzVis is what decides where lzSimulate checks in an instance's
+// sandbox: the store that moves a task's curr_ret_stack (cs, -1: none),
+// and for each store whether an unwinder can see its commit
+// (runner.visible).
+type lzVis struct {
+	cs  int
+	vis uint64
+}
+
+// lzVisibility returns lz's lzVis, and whether every store but cs writes
+// a word of a shadow stack and each is seen or unseen alike before and
+// after cs commits. (Where cs changes that, lzClean leaves the sandbox to
+// its commits: no scenario of the tests has such a region with checks
+// that find anything, so nothing would test a rule for it.)
+func (r *runner) lzVisibility(lz *lzInst) (v lzVis, ok bool) {
+	v.cs = -1
+	for i := range lz.buf {
+		a := lz.buf[i].addr
+		if r.stackAt[a] >= 0 {
+			continue
+		}
+		if v.cs >= 0 || lzCleanNoCurr {
+			return v, false
+		}
+		for t := range r.stacks {
+			if r.stacks[t].curr == a {
+				v.cs = i
+			}
+		}
+		if v.cs < 0 {
+			return v, false
 		}
 	}
 	for i := range lz.buf {
 		a := lz.buf[i].addr
-		t := r.stackAt[a]
-		if t < 0 || a >= r.stacks[t].lo+fgraph.Addr(r.maxOff) || r.rmemo.covers(a) {
-			return false
+		vis := r.visible(a)
+		if v.cs >= 0 && i != v.cs {
+			if x := &r.stacks[r.stackAt[a]]; x.curr == lz.buf[v.cs].addr && vis != (int(a-x.lo) < int(int64(lz.buf[v.cs].val))) {
+				return v, false
+			}
+		}
+		if vis {
+			v.vis |= 1 << i
+		}
+	}
+	return v, true
+}
+
+// checks reports whether lzSimulate checks right after it commits store
+// j: after the first commit if a check was due at the anchor (due), and
+// after a commit an unwinder can see.
+func (v *lzVis) checks(j int, first, due bool) bool {
+	return first && due || v.vis&(1<<j) != 0
+}
+
+// lzCleanSets is lzClean where some of lz's stores write words the last
+// clean walk read, or the readers' memo holds no clean walk now: each set
+// of stores after whose commit the sandbox would check (lzVis) is
+// written into memory by itself, and the walk is clean if the memo still
+// covers it (memo: it holds, and the set writes none of its words) or
+// readerSeen kept a clean walk with those inputs (readseen.go), as
+// checkReaders would find; then memory is put back. Any set that is
+// neither leaves the sandbox to its commits. The stores' addresses must
+// differ: then a set's memory is the same whatever order committed it.
+func (r *runner) lzCleanSets(lz *lzInst, live uint64, memo bool, vis *lzVis) bool {
+	m := r.m
+	for i := range lz.buf {
+		for j := range i {
+			if lz.buf[i].addr == lz.buf[j].addr {
+				return false
+			}
+		}
+	}
+	due := r.checked != r.ver
+	var seen uint64 // the sets below 64 looked at
+	var old [64]fgraph.Word
+	for l := live; l != 0; l &= l - 1 {
+		ord := lz.ords[bits.TrailingZeros64(l)]
+		var mask uint64
+		for _, j := range ord[:lz.anchorK] {
+			mask |= 1 << j
+		}
+		first := true
+		for _, j := range ord[lz.anchorK:] {
+			check := vis.checks(j, first, due)
+			mask |= 1 << j
+			first = false
+			if !check || mask < 64 && seen&(1<<mask) != 0 {
+				continue
+			}
+			if mask >= 64 {
+				return false // (a region of more than six stores: rare)
+			}
+			seen |= 1 << mask
+			cov := false
+			for w := mask; w != 0; w &= w - 1 {
+				st := &lz.buf[bits.TrailingZeros64(w)]
+				cov = cov || r.rmemo.covers(st.addr)
+				old[bits.TrailingZeros64(w)] = m.Mem[st.addr]
+				m.Mem[st.addr] = st.val
+			}
+			clean := memo && !cov
+			if !clean {
+				_, clean = r.rseen.hit(r, m.Current)
+			}
+			for w := mask; w != 0 && !lzCleanKeepsProbe; w &= w - 1 {
+				m.Mem[lz.buf[bits.TrailingZeros64(w)].addr] = old[bits.TrailingZeros64(w)]
+			}
+			if !clean {
+				return false
+			}
 		}
 	}
 	return true
@@ -452,15 +591,14 @@ func (r *runner) lzClean(lz *lzInst) bool {
 // options where every check is clean (lzClean): after each commit from
 // the anchor, the set committed and the digest of no report (lzSig's: the
 // sticky flag of a spread clobber, if set); and it marks clean the sets
-// whose check lzSimulate would make (lzCheck): after a commit an unwinder
-// can see (curr_ret_stack stays: every store is a stack word), or after
-// the first if a check was due at the anchor.
+// whose check lzSimulate would make (lzCheck, where lzVis says).
 func (r *runner) lzCleanKeys(lz *lzInst, live uint64, out []lzKey) []lzKey {
 	var sig uint64
 	if r.clobberSpread {
 		sig = 2
 	}
-	due := r.checked != r.ver
+	due := r.checked != r.ver && !lzCleanWrong
+	vis, _ := r.lzVisibility(lz)
 	for l := live; l != 0; l &= l - 1 {
 		ord := lz.ords[bits.TrailingZeros64(l)]
 		var mask uint64
@@ -469,15 +607,16 @@ func (r *runner) lzCleanKeys(lz *lzInst, live uint64, out []lzKey) []lzKey {
 		}
 		first := true
 		for _, j := range ord[lz.anchorK:] {
+			check := !r.opt.NoOracles && vis.checks(j, first, due)
 			mask |= 1 << j
-			if !r.opt.NoOracles && (first && due && !lzCleanWrong || r.visible(lz.buf[j].addr)) && !lz.isClean(mask) {
+			first = false
+			if check && !lz.isClean(mask) {
 				if mask < 64 {
 					lz.clean |= 1 << mask
 				} else {
 					lz.cleanList = append(lz.cleanList, mask)
 				}
 			}
-			first = false
 			out = append(out, lzKey{mask, sig})
 		}
 	}
@@ -486,8 +625,12 @@ func (r *runner) lzCleanKeys(lz *lzInst, live uint64, out []lzKey) []lzKey {
 
 // lzVerifyCleanKeys, in tests (lzVerifyClean), commits lz's options in
 // the sandbox after lzCleanKeys found their keys, and fails with an
-// internal error unless the commits find the same keys and clean sets.
-func (r *runner) lzVerifyCleanKeys(c *ctx, lz *lzInst, live uint64, kg bool) {
+// internal error unless memory is still mem (as before lzClean) and the
+// commits find the same keys and clean sets.
+func (r *runner) lzVerifyCleanKeys(c *ctx, lz *lzInst, live uint64, kg bool, mem []fgraph.Word) {
+	if !slices.Equal(mem, r.m.Mem) {
+		internalf("lazy orders: memory changed while the keys of a sandbox whose checks are all clean were found")
+	}
 	keys, clean, list := slices.Clone(lz.kown), lz.clean, slices.Clone(lz.cleanList)
 	lz.kown, lz.clean, lz.cleanList = lz.kown[:0], 0, lz.cleanList[:0]
 	for l := live; l != 0; l &= l - 1 {
@@ -502,13 +645,17 @@ func (r *runner) lzVerifyCleanKeys(c *ctx, lz *lzInst, live uint64, kg bool) {
 }
 
 // Test hooks: lzSimulateAll commits every option in its sandbox even where
-// every check is clean (lzClean); lzVerifyClean commits them after
-// lzCleanKeys and compares (lzVerifyCleanKeys), counting in
-// lzCleanVerified; lzCleanWrong leaves out the check due at the anchor
-// when it marks the sets checked clean (a wrong rule).
+// every check is clean (lzClean); lzCleanNoSets leaves out lzCleanSets,
+// lzCleanNoCurr the regions that move curr_ret_stack;
+// lzVerifyClean commits them after lzCleanKeys and compares
+// (lzVerifyCleanKeys), counting in lzCleanVerified. Wrong rules:
+// lzCleanWrong leaves out the check due at the anchor when it marks the
+// sets checked clean; lzCleanKeepsProbe leaves a set's stores in memory
+// after lzCleanSets looked at it.
 var (
-	lzSimulateAll, lzVerifyClean, lzCleanWrong bool
-	lzCleanVerified                            atomic.Int64
+	lzSimulateAll, lzVerifyClean, lzCleanNoSets, lzCleanNoCurr bool
+	lzCleanWrong, lzCleanKeepsProbe                            bool
+	lzCleanVerified                                            atomic.Int64
 )
 
 // lzSimulate commits option o's order of lz from the anchor, appending its
