@@ -427,15 +427,14 @@ func (r *runner) lzSandbox(c *ctx, lz *lzInst) {
 // commits make none. The commits' bookkeeping reports nothing either: no
 // store is at or past the capacity the capacity oracle judges, and the
 // region is order-free (lzEligible: no reserve.w1, whose bookkeeping
-// reads memory). Every store writes a word of a shadow stack but for at
-// most one, which moves a task's curr_ret_stack (a pop's ret.lower). If
-// the readers' memo holds the inputs of their last clean walk of this
-// task (readers.go) and no store writes a word that walk read, every walk
-// on the way reads what that one read and is clean; otherwise the sets of
+// reads memory). Every store writes a word of a shadow stack. If the
+// readers' memo holds the inputs of their last clean walk of this task
+// (readers.go) and no store writes a word that walk read, every walk on
+// the way reads what that one read and is clean; otherwise the sets of
 // stores checked are looked up one by one (lzCleanSets). Not in a traced
 // run (the commits would be traced).
 func (r *runner) lzClean(lz *lzInst, live uint64) bool {
-	if r.tr != nil || lzSimulateAll || checkHook != nil {
+	if r.tr != nil || lzSimulateAll || checkHook != nil || len(lz.buf) > 64 {
 		return false // (a test's hook may crash a check the memos call clean)
 	}
 	m := r.m
@@ -446,18 +445,8 @@ func (r *runner) lzClean(lz *lzInst, live uint64) bool {
 		}
 		memo = r.rmemo.same(r, m.Current)
 	}
-	if len(lz.buf) > 64 {
-		return false
-	}
-	vis, ok := r.lzVisibility(lz)
-	if !ok {
-		return false
-	}
-	covered := vis.cs >= 0
+	covered := false
 	for i := range lz.buf {
-		if i == vis.cs {
-			continue
-		}
 		a := lz.buf[i].addr
 		t := r.stackAt[a]
 		if t < 0 || a >= r.stacks[t].lo+fgraph.Addr(r.maxOff) {
@@ -468,62 +457,31 @@ func (r *runner) lzClean(lz *lzInst, live uint64) bool {
 	if r.opt.NoOracles || memo && !covered {
 		return true
 	}
-	return !lzCleanNoSets && r.lzCleanSets(lz, live, memo, &vis)
+	return !lzCleanNoSets && r.lzCleanSets(lz, live, memo)
 }
 
-// lzVis is what decides where lzSimulate checks in an instance's
-// sandbox: the store that moves a task's curr_ret_stack (cs, -1: none),
-// and for each store whether an unwinder can see its commit
-// (runner.visible).
-type lzVis struct {
-	cs  int
-	vis uint64
-}
+// lzVis is, for each store of an instance, whether an unwinder can see
+// its commit (runner.visible): where lzSimulate checks in its sandbox.
+// (Every store writes a word of a shadow stack, lzClean, so
+// curr_ret_stack does not move and the answer is the anchor's.)
+type lzVis uint64
 
-// lzVisibility returns lz's lzVis, and whether every store but cs writes
-// a word of a shadow stack and each is seen or unseen alike before and
-// after cs commits. (Where cs changes that, lzClean leaves the sandbox to
-// its commits: no scenario of the tests has such a region with checks
-// that find anything, so nothing would test a rule for it.)
-func (r *runner) lzVisibility(lz *lzInst) (v lzVis, ok bool) {
-	v.cs = -1
+// lzVisibility returns lz's lzVis.
+func (r *runner) lzVisibility(lz *lzInst) lzVis {
+	var v lzVis
 	for i := range lz.buf {
-		a := lz.buf[i].addr
-		if r.stackAt[a] >= 0 {
-			continue
-		}
-		if v.cs >= 0 || lzCleanNoCurr {
-			return v, false
-		}
-		for t := range r.stacks {
-			if r.stacks[t].curr == a {
-				v.cs = i
-			}
-		}
-		if v.cs < 0 {
-			return v, false
+		if r.visible(lz.buf[i].addr) {
+			v |= 1 << i
 		}
 	}
-	for i := range lz.buf {
-		a := lz.buf[i].addr
-		vis := r.visible(a)
-		if v.cs >= 0 && i != v.cs {
-			if x := &r.stacks[r.stackAt[a]]; x.curr == lz.buf[v.cs].addr && vis != (int(a-x.lo) < int(int64(lz.buf[v.cs].val))) {
-				return v, false
-			}
-		}
-		if vis {
-			v.vis |= 1 << i
-		}
-	}
-	return v, true
+	return v
 }
 
 // checks reports whether lzSimulate checks right after it commits store
 // j: after the first commit if a check was due at the anchor (due), and
 // after a commit an unwinder can see.
-func (v *lzVis) checks(j int, first, due bool) bool {
-	return first && due || v.vis&(1<<j) != 0
+func (v lzVis) checks(j int, first, due bool) bool {
+	return first && due || v&(1<<j) != 0
 }
 
 // lzCleanSets is lzClean where some of lz's stores write words the last
@@ -535,8 +493,9 @@ func (v *lzVis) checks(j int, first, due bool) bool {
 // checkReaders would find; then memory is put back. Any set that is
 // neither leaves the sandbox to its commits. The stores' addresses must
 // differ: then a set's memory is the same whatever order committed it.
-func (r *runner) lzCleanSets(lz *lzInst, live uint64, memo bool, vis *lzVis) bool {
+func (r *runner) lzCleanSets(lz *lzInst, live uint64, memo bool) bool {
 	m := r.m
+	vis := r.lzVisibility(lz)
 	for i := range lz.buf {
 		for j := range i {
 			if lz.buf[i].addr == lz.buf[j].addr {
@@ -598,7 +557,7 @@ func (r *runner) lzCleanKeys(lz *lzInst, live uint64, out []lzKey) []lzKey {
 		sig = 2
 	}
 	due := r.checked != r.ver && !lzCleanWrong
-	vis, _ := r.lzVisibility(lz)
+	vis := r.lzVisibility(lz)
 	for l := live; l != 0; l &= l - 1 {
 		ord := lz.ords[bits.TrailingZeros64(l)]
 		var mask uint64
@@ -645,17 +604,16 @@ func (r *runner) lzVerifyCleanKeys(c *ctx, lz *lzInst, live uint64, kg bool, mem
 }
 
 // Test hooks: lzSimulateAll commits every option in its sandbox even where
-// every check is clean (lzClean); lzCleanNoSets leaves out lzCleanSets,
-// lzCleanNoCurr the regions that move curr_ret_stack;
+// every check is clean (lzClean); lzCleanNoSets leaves out lzCleanSets;
 // lzVerifyClean commits them after lzCleanKeys and compares
 // (lzVerifyCleanKeys), counting in lzCleanVerified. Wrong rules:
 // lzCleanWrong leaves out the check due at the anchor when it marks the
 // sets checked clean; lzCleanKeepsProbe leaves a set's stores in memory
 // after lzCleanSets looked at it.
 var (
-	lzSimulateAll, lzVerifyClean, lzCleanNoSets, lzCleanNoCurr bool
-	lzCleanWrong, lzCleanKeepsProbe                            bool
-	lzCleanVerified                                            atomic.Int64
+	lzSimulateAll, lzVerifyClean, lzCleanNoSets bool
+	lzCleanWrong, lzCleanKeepsProbe             bool
+	lzCleanVerified                             atomic.Int64
 )
 
 // lzSimulate commits option o's order of lz from the anchor, appending its

@@ -335,11 +335,10 @@ func TestEsum(t *testing.T) {
 // memos finds its options' keys without committing them (lzClean), and
 // the explorations of afterEventModes give what committing every option
 // gave; so they do with the sets looked up in readerSeen left out
-// (lzCleanSets), and with the regions that move curr_ret_stack left out.
+// (lzCleanSets).
 func TestLazyCleanSound(t *testing.T) {
 	sameWithout(t, &lzSimulateAll, "the keys of sandboxes whose checks are all clean")
 	sameWithout(t, &lzCleanNoSets, "the sets of a sandbox looked up in readerSeen")
-	sameWithout(t, &lzCleanNoCurr, "the sandboxes of regions that move curr_ret_stack")
 }
 
 // TestLazyCleanVerified: on std, peer-spin (K=2 and K=3) and peer-spin
