@@ -506,6 +506,10 @@ func (r *runner) lzCleanSets(lz *lzInst, live uint64, memo bool) bool {
 	due := r.checked != r.ver
 	var seen uint64 // the sets below 64 looked at
 	var old [64]fgraph.Word
+	rs := r.rseen
+	if rs.n > 0 {
+		rs.setShape(r, m.Current) // (the probes below write stack words only)
+	}
 	for l := live; l != 0; l &= l - 1 {
 		ord := lz.ords[bits.TrailingZeros64(l)]
 		var mask uint64
@@ -532,8 +536,8 @@ func (r *runner) lzCleanSets(lz *lzInst, live uint64, memo bool) bool {
 				m.Mem[st.addr] = st.val
 			}
 			clean := memo && !cov
-			if !clean {
-				_, clean = r.rseen.hit(r, m.Current)
+			if !clean && rs.n > 0 {
+				_, clean = rs.hitShape(r, m.Current)
 			}
 			for w := mask; w != 0 && !lzCleanKeepsProbe; w &= w - 1 {
 				m.Mem[lz.buf[bits.TrailingZeros64(w)].addr] = old[bits.TrailingZeros64(w)]

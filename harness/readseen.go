@@ -136,6 +136,12 @@ func (p *readerSeen) hit(r *runner, t int) (uint64, bool) {
 		return 0, false
 	}
 	p.setShape(r, t)
+	return p.hitShape(r, t)
+}
+
+// hitShape is hit with task t's shape set already (setShape), and its
+// real stack, ret_stack and curr_ret_stack as they were then.
+func (p *readerSeen) hitShape(r *runner, t int) (uint64, bool) {
 	for _, mask := range p.shapeM {
 		k := p.key(r, t, mask)
 		if p.tab[p.find(k)] == k {
