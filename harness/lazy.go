@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"iter"
 	"math/bits"
 	"slices"
 	"sync/atomic"
@@ -477,11 +478,28 @@ func (r *runner) lzVisibility(lz *lzInst) lzVis {
 	return v
 }
 
-// checks reports whether lzSimulate checks right after it commits store
-// j: after the first commit if a check was due at the anchor (due), and
-// after a commit an unwinder can see.
-func (v lzVis) checks(j int, first, due bool) bool {
-	return first && due || v&(1<<j) != 0
+// lzSteps yields, for each option of live and each of its commits from
+// lz's anchor, the set committed then and whether lzSimulate checks right
+// after it: after the first commit if a check was due at the anchor
+// (due), and after a commit an unwinder can see (vis).
+func lzSteps(lz *lzInst, live uint64, vis lzVis, due bool) iter.Seq2[uint64, bool] {
+	return func(yield func(uint64, bool) bool) {
+		for l := live; l != 0; l &= l - 1 {
+			ord := lz.ords[bits.TrailingZeros64(l)]
+			var mask uint64
+			for _, j := range ord[:lz.anchorK] {
+				mask |= 1 << j
+			}
+			first := due
+			for _, j := range ord[lz.anchorK:] {
+				mask |= 1 << j
+				if !yield(mask, first || vis&(1<<j) != 0) {
+					return
+				}
+				first = false
+			}
+		}
+	}
 }
 
 // lzCleanSets is lzClean where some of lz's stores write words the last
@@ -510,41 +528,30 @@ func (r *runner) lzCleanSets(lz *lzInst, live uint64, memo bool) bool {
 	if rs.n > 0 {
 		rs.setShape(r, m.Current) // (the probes below write stack words only)
 	}
-	for l := live; l != 0; l &= l - 1 {
-		ord := lz.ords[bits.TrailingZeros64(l)]
-		var mask uint64
-		for _, j := range ord[:lz.anchorK] {
-			mask |= 1 << j
+	for mask, check := range lzSteps(lz, live, vis, due) {
+		if !check || mask < 64 && seen&(1<<mask) != 0 {
+			continue
 		}
-		first := true
-		for _, j := range ord[lz.anchorK:] {
-			check := vis.checks(j, first, due)
-			mask |= 1 << j
-			first = false
-			if !check || mask < 64 && seen&(1<<mask) != 0 {
-				continue
-			}
-			if mask >= 64 {
-				return false // (a region of more than six stores: rare)
-			}
-			seen |= 1 << mask
-			cov := false
-			for w := mask; w != 0; w &= w - 1 {
-				st := &lz.buf[bits.TrailingZeros64(w)]
-				cov = cov || r.rmemo.covers(st.addr)
-				old[bits.TrailingZeros64(w)] = m.Mem[st.addr]
-				m.Mem[st.addr] = st.val
-			}
-			clean := memo && !cov
-			if !clean && rs.n > 0 {
-				_, clean = rs.hitShape(r, m.Current)
-			}
-			for w := mask; w != 0 && !lzCleanKeepsProbe; w &= w - 1 {
-				m.Mem[lz.buf[bits.TrailingZeros64(w)].addr] = old[bits.TrailingZeros64(w)]
-			}
-			if !clean {
-				return false
-			}
+		if mask >= 64 {
+			return false // (a region of more than six stores: rare)
+		}
+		seen |= 1 << mask
+		cov := false
+		for w := mask; w != 0; w &= w - 1 {
+			st := &lz.buf[bits.TrailingZeros64(w)]
+			cov = cov || r.rmemo.covers(st.addr)
+			old[bits.TrailingZeros64(w)] = m.Mem[st.addr]
+			m.Mem[st.addr] = st.val
+		}
+		clean := memo && !cov
+		if !clean && rs.n > 0 {
+			_, clean = rs.hitShape(r, m.Current)
+		}
+		for w := mask; w != 0 && !lzCleanKeepsProbe; w &= w - 1 {
+			m.Mem[lz.buf[bits.TrailingZeros64(w)].addr] = old[bits.TrailingZeros64(w)]
+		}
+		if !clean {
+			return false
 		}
 	}
 	return true
@@ -561,27 +568,15 @@ func (r *runner) lzCleanKeys(lz *lzInst, live uint64, out []lzKey) []lzKey {
 		sig = 2
 	}
 	due := r.checked != r.ver && !lzCleanWrong
-	vis := r.lzVisibility(lz)
-	for l := live; l != 0; l &= l - 1 {
-		ord := lz.ords[bits.TrailingZeros64(l)]
-		var mask uint64
-		for _, j := range ord[:lz.anchorK] {
-			mask |= 1 << j
-		}
-		first := true
-		for _, j := range ord[lz.anchorK:] {
-			check := !r.opt.NoOracles && vis.checks(j, first, due)
-			mask |= 1 << j
-			first = false
-			if check && !lz.isClean(mask) {
-				if mask < 64 {
-					lz.clean |= 1 << mask
-				} else {
-					lz.cleanList = append(lz.cleanList, mask)
-				}
+	for mask, check := range lzSteps(lz, live, r.lzVisibility(lz), due) {
+		if check && !r.opt.NoOracles && !lz.isClean(mask) {
+			if mask < 64 {
+				lz.clean |= 1 << mask
+			} else {
+				lz.cleanList = append(lz.cleanList, mask)
 			}
-			out = append(out, lzKey{mask, sig})
 		}
+		out = append(out, lzKey{mask, sig})
 	}
 	return out
 }
