@@ -737,9 +737,6 @@ func (cs *cacheState) tailCombos(t totals, kt *knownTot) {
 	}
 }
 
-// at is the index in pts (a point's combos) of the combo c of a run or a
-// hit below the point falls in: c itself if its region is pending at the
-// point, else prog.
 // comboLess is pointCombos' order: program order first, then by region
 // and option.
 func comboLess(a, b combo) bool {
@@ -749,6 +746,9 @@ func comboLess(a, b combo) bool {
 	return a.site < b.site || a.site == b.site && a.o < b.o
 }
 
+// at is the index in pts (a point's combos) of the combo c of a run or a
+// hit below the point falls in: c itself if its region is pending at the
+// point, else prog.
 func at(pts []splitCombo, c combo) int {
 	if c.o >= 0 {
 		for i := range pts {
