@@ -7,6 +7,9 @@ import (
 	"github.com/fgcheck/fgcheck/model"
 )
 
+// freeSlot is the stub model.New puts in a slot that holds no user.
+var freeSlot = model.Slot{User: -1}
+
 // TestSlotFree holds slotFree, the field-by-field test the state's
 // encoding and the call and return digests use, to the comparison with
 // freeSlot it stands for, and fails if model.Slot gains a field slotFree
