@@ -64,8 +64,10 @@ type lzInst struct {
 	// ords: per option live at the instance's start, its order of the
 	// instance (indices into buf).
 	ords [64][]int
-	rep  int // the option committed now
-	k    int // stores committed
+	// ordsID names the list ords was taken from (lzStepsOf).
+	ordsID *[]int
+	rep    int // the option committed now
+	k      int // stores committed
 	// The anchor: the state at anchorK commits (the instance's start, or
 	// right after its last event), which a switch of representative and
 	// the sandboxes go back to.
@@ -179,6 +181,7 @@ func (r *runner) lzStart(c *ctx, buf []pending) (lz *lzInst, order, drop []int, 
 	if !fresh {
 		ords = r.lzOrders(c, buf, o)
 	}
+	lz.ordsID = &ords[0]
 	for l := live; l != 0; l &= l - 1 {
 		i := bits.TrailingZeros64(l)
 		lz.ords[i] = ords[i] // read-only: shared by every instance of the shape
@@ -522,20 +525,19 @@ func (r *runner) lzCleanSets(lz *lzInst, live uint64, memo bool) bool {
 		}
 	}
 	due := r.checked != r.ver
-	var seen uint64 // the sets below 64 looked at
 	var old [64]fgraph.Word
 	rs := r.rseen
 	if rs.n > 0 {
 		rs.setShape(r, m.Current) // (the probes below write stack words only)
 	}
-	for mask, check := range lzSteps(lz, live, vis, due) {
-		if !check || mask < 64 && seen&(1<<mask) != 0 {
+	for _, set := range r.lzStepsOf(lz, live).sets {
+		mask := set.mask
+		if !set.check(vis, due) {
 			continue
 		}
 		if mask >= 64 {
 			return false // (a region of more than six stores: rare)
 		}
-		seen |= 1 << mask
 		cov := false
 		for w := mask; w != 0; w &= w - 1 {
 			st := &lz.buf[bits.TrailingZeros64(w)]
@@ -568,17 +570,104 @@ func (r *runner) lzCleanKeys(lz *lzInst, live uint64, out []lzKey) []lzKey {
 		sig = 2
 	}
 	due := r.checked != r.ver && !lzCleanWrong
-	for mask, check := range lzSteps(lz, live, r.lzVisibility(lz), due) {
-		if check && !r.opt.NoOracles && !lz.isClean(mask) {
-			if mask < 64 {
-				lz.clean |= 1 << mask
-			} else {
-				lz.cleanList = append(lz.cleanList, mask)
-			}
-		}
+	st := r.lzStepsOf(lz, live)
+	for _, mask := range st.steps {
 		out = append(out, lzKey{mask, sig})
 	}
+	if r.opt.NoOracles {
+		return out
+	}
+	vis := r.lzVisibility(lz)
+	for _, set := range st.sets {
+		if set.check(vis, due) && !lz.isClean(set.mask) {
+			if set.mask < 64 {
+				lz.clean |= 1 << set.mask
+			} else {
+				lz.cleanList = append(lz.cleanList, set.mask)
+			}
+		}
+	}
 	return out
+}
+
+// lzStepList is lzSteps's walk of an instance's live options from its
+// anchor, kept per list of orders, live options and anchor (it depends on
+// nothing else): steps, every set committed in the walk's order; sets,
+// each set once, in the order of its first step, with the stores whose
+// commit completes it (last) and whether it is some option's first step
+// (first), which decide whether a sandbox checks after it.
+type lzStepList struct {
+	steps []uint64
+	sets  []lzStepSet
+}
+
+type lzStepSet struct {
+	mask, last uint64
+	first      bool
+}
+
+// check reports whether lzSimulate checks after some step that commits
+// the set: a first step where a check was due at the anchor, or a step
+// an unwinder can see (vis).
+func (s *lzStepSet) check(vis lzVis, due bool) bool {
+	return s.first && due || s.last&uint64(vis) != 0
+}
+
+type lzStepKey struct {
+	ords    *[]int
+	live    uint64
+	anchorK int
+}
+
+// lzStepsOf returns lz's lzStepList for the options of live, found once
+// per list of orders, live options and anchor.
+func (r *runner) lzStepsOf(lz *lzInst, live uint64) *lzStepList {
+	k := lzStepKey{lz.ordsID, live, lz.anchorK}
+	if r.lzStepLast != nil && r.lzStepLastK == k {
+		return r.lzStepLast
+	}
+	st := r.lzStepMemo[k]
+	if st == nil {
+		st = &lzStepList{}
+		for mask, first := range lzSteps(lz, live, 0, true) {
+			st.steps = append(st.steps, mask)
+			j := -1
+			for i, x := range st.sets {
+				if x.mask == mask {
+					j = i
+					break
+				}
+			}
+			if j < 0 {
+				j = len(st.sets)
+				st.sets = append(st.sets, lzStepSet{mask: mask})
+			}
+			st.sets[j].first = st.sets[j].first || first
+		}
+		// The store each step commits: its set less the step before's.
+		prev, n := uint64(0), 0
+		for l := live; l != 0; l &= l - 1 {
+			prev = 0
+			for _, j := range lz.ords[bits.TrailingZeros64(l)][:lz.anchorK] {
+				prev |= 1 << j
+			}
+			for range len(lz.buf) - lz.anchorK {
+				mask := st.steps[n]
+				for i := range st.sets {
+					if st.sets[i].mask == mask {
+						st.sets[i].last |= mask &^ prev
+					}
+				}
+				prev, n = mask, n+1
+			}
+		}
+		if r.lzStepMemo == nil {
+			r.lzStepMemo = map[lzStepKey]*lzStepList{}
+		}
+		r.lzStepMemo[k] = st
+	}
+	r.lzStepLast, r.lzStepLastK = st, k
+	return st
 }
 
 // lzVerifyCleanKeys, in tests (lzVerifyClean), commits lz's options in

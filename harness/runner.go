@@ -379,6 +379,12 @@ type runner struct {
 	// instance shape and alias mode (lzOrders).
 	lzOrdCache map[string][][]int
 	lzKeyBuf   []byte
+	// lzStepMemo: the walk of an instance's options from its anchor, by
+	// list of orders, live options and anchor (lzStepsOf), and the last
+	// one asked for.
+	lzStepMemo  map[lzStepKey]*lzStepList
+	lzStepLast  *lzStepList
+	lzStepLastK lzStepKey
 	// violations counts violate's calls (lzCheck: a check that made none
 	// is clean).
 	violations int
