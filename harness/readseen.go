@@ -59,7 +59,7 @@ type readerSeen struct {
 	sm     *fgraph.Machine
 	sver   uint64
 	recent [256]recentShape // a few shapes' masks, in front of the map
-	buf    []uint64
+	kbuf   [66]uint64       // a key's words: the shape, the mask, a word per bit
 }
 
 type recentShape struct {
@@ -109,14 +109,27 @@ func (p *readerSeen) setShape(r *runner, t int) {
 func (p *readerSeen) key(r *runner, t int, mask uint64) stateKey {
 	m := r.m
 	lo := m.WordAddr(t, 0)
-	p.buf = append(p.buf[:0], p.shape, mask)
+	buf := &p.kbuf
+	buf[0], buf[1] = p.shape, mask
 	if readerMemoDrop == "words" {
 		mask = 0 // (a test's wrong key: the words' values left out)
 	}
-	for w := mask; w != 0; w &= w - 1 {
-		p.buf = append(p.buf, uint64(m.Mem[lo+fgraph.Addr(bits.TrailingZeros64(w))]))
+	n := 0
+	if len(m.Mem)-int(lo) >= 64 {
+		// The 64 words a mask can name, as an array: no bounds check
+		// per word (a tenth of the key's instructions).
+		mem := (*[64]fgraph.Word)(m.Mem[lo:])
+		for w := mask; w != 0; w &= w - 1 {
+			buf[2+n&63] = uint64(mem[bits.TrailingZeros64(w)&63])
+			n++
+		}
+	} else {
+		for w := mask; w != 0; w &= w - 1 {
+			buf[2+n&63] = uint64(m.Mem[lo+fgraph.Addr(bits.TrailingZeros64(w))])
+			n++
+		}
 	}
-	return hashState(p.buf)
+	return hashState(buf[:2+n])
 }
 
 // find returns the slot of k in tab: k's, or the free one it would take.
