@@ -860,7 +860,8 @@ func (r *runner) call(c *ctx, op Op) {
 	}
 	// The model's view of the same call, against the user table the
 	// kernel used (users that came or went meanwhile: what it did).
-	tab := r.table(slots, r.records(c, fgraph.RecEntry))
+	var tab [model.Slots]model.Slot
+	r.table(&tab, &slots, r.records(c, fgraph.RecEntry))
 	res := r.model.CallWithBuf(r.entBuf, &r.slab, t, op.Func, ret, fgraph.FuncAddr(op.Func), retp, r.claimed(c), &tab)
 	if hij != res.Pushed {
 		r.violate("model", fmt.Sprintf("call %d: kernel hijacked=%v, model pushed=%v (traced=%v overrun=%v)", op.Func, hij, res.Pushed, res.Traced, res.Overrun))
@@ -922,7 +923,8 @@ func (r *runner) ret(c *ctx) {
 			}
 		}
 		r.mineBuf = mine
-		tab := r.table(slots, mine)
+		var tab [model.Slots]model.Slot
+		r.table(&tab, &slots, mine)
 		mr, err := r.model.ReturnWithBuf(r.retBuf, t, &tab)
 		r.retBuf = mr.Calls[:0]
 		if err != nil {
@@ -939,14 +941,16 @@ func (r *runner) ret(c *ctx) {
 	}
 }
 
-// table is the user table an operation ran against: the model's, except
-// for slots whose occupant changed during the operation or is leaving,
-// where the kernel may have seen either; there the callbacks it ran decide.
-func (r *runner) table(before [model.Slots]model.Slot, recs []*fgraph.Record) [model.Slots]model.Slot {
-	tab := r.model.Slots
+// table sets tab to the user table an operation ran against: the
+// model's, except for slots whose occupant changed since before (the
+// table when the operation began) or is leaving, where the kernel may
+// have seen either; there the callbacks it ran decide. (By pointer: the
+// arrays passed and returned by value were four copies a call or return.)
+func (r *runner) table(tab, before *[model.Slots]model.Slot, recs []*fgraph.Record) {
+	*tab = r.model.Slots
 	for i := range tab {
-		now := r.model.Slots[i]
-		if now.User == before[i].User && now.Gen == before[i].Gen && !now.Leaving && !before[i].Leaving {
+		now, was := &r.model.Slots[i], &before[i]
+		if now.User == was.User && now.Gen == was.Gen && !now.Leaving && !was.Leaving {
 			continue
 		}
 		tab[i] = model.Slot{User: -1}
@@ -957,7 +961,6 @@ func (r *runner) table(before [model.Slots]model.Slot, recs []*fgraph.Record) [m
 			}
 		}
 	}
-	return tab
 }
 
 // records returns this op's callback records of kind k at c's level.
