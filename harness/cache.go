@@ -705,18 +705,22 @@ func (d *dfs) lookup() (hit bool) {
 	if alone && aloneProbe == nil {
 		return false
 	}
-	kd, hit := d.cache.find(len(d.path))
+	// The point is recorded in place: a keyed is a kilobyte, and
+	// returning it and appending it were two copies a lookup.
+	n := len(d.keys)
+	d.keys = slices.Grow(d.keys, 1)[:n+1]
+	kd := &d.keys[n]
+	hit = d.cache.find(kd, len(d.path))
 	if alone {
 		aloneProbe.lookups.Add(1)
 		if hit {
 			aloneProbe.hits.Add(1)
 		}
 	}
-	if !hit {
-		if n := len(d.keys); n > 0 {
-			kd.pre.of(d.cache.r.res.dets, d.keys[n-1].at, kd.at)
-		}
-		d.keys = append(d.keys, kd)
+	if hit {
+		d.keys = d.keys[:n]
+	} else if n > 0 {
+		kd.pre.of(d.cache.r.res.dets, d.keys[n-1].at, kd.at)
 	}
 	return hit
 }
@@ -815,9 +819,9 @@ func (p *preDets) of(dets []det, from, to int64) {
 }
 
 // find looks the current state up: on a hit it stops the run and keeps
-// the stored totals to count; on a miss it returns the point to record
-// (at path depth depth, -1 for a tail) with the totals so far.
-func (cs *cacheState) find(depth int) (kd keyed, hit bool) {
+// the stored totals to count; on a miss it sets *kd to the point to
+// record (at path depth depth, -1 for a tail) with the totals so far.
+func (cs *cacheState) find(kd *keyed, depth int) (hit bool) {
 	r := cs.r
 	if depth < 0 {
 		if r.tailN++; r.tailN >= 1<<20 {
@@ -825,9 +829,9 @@ func (cs *cacheState) find(depth int) (kd keyed, hit bool) {
 		}
 	}
 	if depth >= 0 && len(r.lzList) > 0 && cs.splitOn() {
-		kd, hit := cs.findSplit(depth)
+		hit := cs.findSplit(kd, depth)
 		if hit || !cs.splitter().closed.Load() {
-			return kd, hit
+			return hit
 		}
 		// The table is full: the state is looked up and recorded whole.
 		cs.counts[0].Lookups--
@@ -844,15 +848,15 @@ func (cs *cacheState) find(depth int) (kd keyed, hit bool) {
 	if ok && cs.verify == nil {
 		cs.hit, cs.hitSplit, cs.hitE, cs.hitP, cs.hitC, cs.hitAt = true, false, e, p0, tbl, r.clock()
 		r.stopped, r.hitExec = true, r.executed()
-		return keyed{}, true
+		return true
 	}
-	kd = keyed{depth: depth, k: k, ks: ks, t0: cs.tot, p0: p0, at: r.clock(), mult: r.rmult}
+	*kd = keyed{depth: depth, k: k, ks: ks, t0: cs.tot, p0: p0, at: r.clock(), mult: r.rmult}
 	if cs.verify != nil {
 		kd.sched = r.sched.clone()
 		kd.enc = append([]uint64(nil), cs.scratch...)
 		kd.verify, kd.want = ok, e
 	}
-	return kd, false
+	return false
 }
 
 // tail is called at a quiescent point between two ops of a run that can
@@ -871,8 +875,10 @@ func (d *dfs) tail() {
 	if cs.hit || d.pm != nil && d.zero || noTails {
 		return
 	}
-	if kd, hit := cs.find(-1); !hit {
-		cs.tails = append(cs.tails, kd)
+	n := len(cs.tails)
+	cs.tails = slices.Grow(cs.tails, 1)[:n+1]
+	if cs.find(&cs.tails[n], -1) {
+		cs.tails = cs.tails[:n]
 	}
 }
 
@@ -884,7 +890,7 @@ var noTails bool
 func (cs *cacheState) storeTails(counted bool) {
 	if counted {
 		for i := range cs.tails {
-			cs.store(cs.tails[i], cs.since(&cs.tails[i]))
+			cs.store(&cs.tails[i], cs.since(&cs.tails[i]))
 		}
 	}
 	cs.tails = cs.tails[:0]
@@ -933,10 +939,10 @@ func (d *dfs) leave(i int) {
 		if n == 0 || d.keys[n-1].depth != i {
 			return
 		}
-		kd := d.keys[n-1]
+		kd := &d.keys[n-1] // (not a copy: a kilobyte; nothing appends to keys below)
 		d.keys = d.keys[:n-1]
 		cs := d.cache
-		t := cs.since(&kd)
+		t := cs.since(kd)
 		var pp *keyed
 		if n > 1 {
 			// The point above gets the subtree's known findings: a finding
@@ -950,7 +956,7 @@ func (d *dfs) leave(i int) {
 			}
 			continue // (a point of a table of combos that filled up: not stored)
 		}
-		cs.leaveSplit(&kd, t, pp)
+		cs.leaveSplit(kd, t, pp)
 	}
 }
 
@@ -1113,8 +1119,9 @@ func (cs *cacheState) since(kd *keyed) totals {
 
 // store stores t, the totals since kd was recorded (cs.since), under its
 // state: its subtree is complete (verify mode: compares them with the
-// stored ones).
-func (cs *cacheState) store(kd keyed, t totals) {
+// stored ones). kd is done with: a multiplier divides its known findings
+// in place.
+func (cs *cacheState) store(kd *keyed, t totals) {
 	if m := kd.mult; m > 1 {
 		// Per schedule of the path above (remotes.go).
 		if t.runs%m != 0 || t.viol%m != 0 || t.runsK%m != 0 || t.violK%m != 0 {

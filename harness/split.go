@@ -539,8 +539,9 @@ func (r *runner) appendOptKeys(dst []uint64, lz *lzInst, o int) []uint64 {
 }
 
 // findSplit looks the current state (with pending regions) up by its
-// reduced key and its combos' signatures, at path depth depth.
-func (cs *cacheState) findSplit(depth int) (kd keyed, hit bool) {
+// reduced key and its combos' signatures, at path depth depth; on a miss
+// it sets *kd to the point to record, as find does.
+func (cs *cacheState) findSplit(kd *keyed, depth int) (hit bool) {
 	r, sp := cs.r, cs.splitter()
 	r.reduced = true
 	cs.scratch = r.appendState(cs.scratch[:0], cs.c.drop)
@@ -561,14 +562,15 @@ func (cs *cacheState) findSplit(depth int) (kd keyed, hit bool) {
 		cs.counts[0].Hits++
 		cs.hit, cs.hitSplit, cs.hitP, cs.hitAt = true, true, p0, r.clock()
 		r.stopped, r.hitExec = true, r.executed()
-		return keyed{}, true
+		return true
 	}
 	for j := range pts {
 		if c := pts[j].c; c.o >= 0 {
 			pts[j].t0 = sp.ro[c.site][c.o]
 		}
 	}
-	return keyed{depth: depth, k: k, t0: cs.tot, p0: p0, at: r.clock(), mult: r.rmult, sp: pts}, false
+	*kd = keyed{depth: depth, k: k, t0: cs.tot, p0: p0, at: r.clock(), mult: r.rmult, sp: pts}
+	return false
 }
 
 // splitter is the worker's per-combo totals (their running totals made at
@@ -843,7 +845,7 @@ func (cs *cacheState) leaveSplit(kd *keyed, t totals, pp *keyed) {
 			}
 			pc.kt.addPre(&kd.pre, t.runs, t.runsK, &kd.kt, slots)
 		}
-		cs.store(*kd, t)
+		cs.store(kd, t)
 		return
 	}
 	ws := sp.comboTotals(kd, t)
