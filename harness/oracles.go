@@ -34,6 +34,13 @@ func (r *runner) violate(oracle, msg string) { r.violateDetail(oracle, msg, nil)
 // repeats of a known finding already reported in the run (they are only
 // counted) nor to a counterfactual re-run's. No Match reads a detail.
 func (r *runner) violateDetail(oracle, msg string, detail func() string) {
+	r.violateAs(oracle, msg, detail, "", false)
+}
+
+// violateAs is violateDetail with the known finding the report is given
+// (given: a kept walk's replay, knownwalk.go) instead of matched; an
+// in-place walk that is recording (runner.krec) gets the report.
+func (r *runner) violateAs(oracle, msg string, detail func() string, known string, given bool) {
 	if r.evalAny {
 		r.probeFail = true // an evaluation (unwindext.go): nothing is kept
 		return
@@ -48,7 +55,13 @@ func (r *runner) violateDetail(oracle, msg string, detail func() string) {
 	}
 	r.violations++
 	v := Violation{Oracle: oracle, Msg: msg, At: at, AliasDependent: r.aliasDep, Reader: r.rd.name}
-	k := r.known(v)
+	k := known
+	if !given {
+		k = r.known(v)
+	}
+	if r.krec.on && !r.probe {
+		r.krec.reps = append(r.krec.reps, knownRep{oracle, msg, k})
+	}
 	if r.probe {
 		// A counterfactual re-run (readers.go): only a violation that is
 		// not itself a known finding counts against the allowance.

@@ -121,6 +121,9 @@ func (r *runner) checkReaders(c *ctx, s fgraph.Site) {
 		}
 	}
 	nv, nw := r.violations, len(m.Warnings)
+	if memo && r.knownWalksOn() && r.knownWalkBefore(t) {
+		return // a walk with these inputs found known findings (knownwalk.go)
+	}
 	w := &r.rwatch
 	if memo {
 		b := m.TaskBase(t)
@@ -130,6 +133,9 @@ func (r *runner) checkReaders(c *ctx, s fgraph.Site) {
 	r.inPlaceReaders(c, s, t)
 	r.rd = prev
 	w.on = false
+	if r.krec.on {
+		r.knownWalkAfter(t, nv, nw)
+	}
 	if memo && r.violations == nv && len(m.Warnings) == nw && !r.stopped && !w.other {
 		r.rmemo.save(r, t, w.mask)
 		r.rseen.add(r, t, w.mask)

@@ -44,8 +44,9 @@ type readerSeen struct {
 	// The digests kept, open addressing ((0, 0): a free slot).
 	tab []stateKey
 	n   int
-	// The masks of each shape's clean checks.
-	masks map[uint64][]uint64
+	// The masks of each shape's clean checks, and of its walks that found
+	// known findings (knownwalk.go).
+	masks, kmasks map[uint64][]uint64
 	// The real stack last digested (task t's, slots), its digest, and the
 	// last shape looked up with its masks.
 	t      int
@@ -53,6 +54,7 @@ type readerSeen struct {
 	stack  uint64
 	shape  uint64
 	shapeM []uint64
+	shapeK []uint64
 	shapeV bool
 	// The machine and its real stacks' version (fgraph.SlotsVersion)
 	// when slots was last seen current.
@@ -63,9 +65,9 @@ type readerSeen struct {
 }
 
 type recentShape struct {
-	shape uint64
-	ms    []uint64
-	ok    bool
+	shape   uint64
+	ms, kms []uint64
+	ok      bool
 }
 
 // setShape digests task t's shape: its real stack (digested again only
@@ -98,9 +100,9 @@ func (p *readerSeen) setShape(r *runner, t int) {
 	if !p.shapeV || sh != p.shape {
 		e := &p.recent[sh%uint64(len(p.recent))]
 		if !e.ok || e.shape != sh {
-			*e = recentShape{sh, p.masks[sh], true}
+			*e = recentShape{sh, p.masks[sh], p.kmasks[sh], true}
 		}
-		p.shape, p.shapeM, p.shapeV = sh, e.ms, true
+		p.shape, p.shapeM, p.shapeK, p.shapeV = sh, e.ms, e.kms, true
 	}
 }
 
@@ -170,7 +172,7 @@ func (p *readerSeen) add(r *runner, t int, mask uint64) {
 	mask |= 1 << r.cfg.FieldRetp()
 	if p.tab == nil || p.n >= readerSeenMax {
 		p.tab, p.n = make([]stateKey, 1<<12), 0
-		p.masks, p.shapeV, p.recent = map[uint64][]uint64{}, false, [256]recentShape{}
+		p.masks, p.kmasks, p.shapeV, p.recent = map[uint64][]uint64{}, map[uint64][]uint64{}, false, [256]recentShape{}
 	}
 	if 4*(p.n+1) > 3*len(p.tab) {
 		old := p.tab
@@ -188,11 +190,30 @@ func (p *readerSeen) add(r *runner, t int, mask uint64) {
 		}
 		p.shapeM = append(p.shapeM, mask)
 		p.masks[p.shape] = p.shapeM
-		p.recent[p.shape%uint64(len(p.recent))] = recentShape{p.shape, p.shapeM, true}
+		p.recent[p.shape%uint64(len(p.recent))] = recentShape{p.shape, p.shapeM, p.shapeK, true}
 	}
 	k := p.key(r, t, mask)
 	if i := p.find(k); p.tab[i] != k {
 		p.tab[i] = k
 		p.n++
 	}
+}
+
+// addKnownMask adds mask to the masks of the current shape's walks that
+// found known findings (setShape first); false if the shape has its
+// readerSeenMasks already.
+func (p *readerSeen) addKnownMask(mask uint64) bool {
+	if slices.Contains(p.shapeK, mask) {
+		return true
+	}
+	if len(p.shapeK) >= readerSeenMasks {
+		return false
+	}
+	if p.kmasks == nil {
+		p.kmasks = map[uint64][]uint64{}
+	}
+	p.shapeK = append(p.shapeK, mask)
+	p.kmasks[p.shape] = p.shapeK
+	p.recent[p.shape%uint64(len(p.recent))] = recentShape{p.shape, p.shapeM, p.shapeK, true}
+	return true
 }

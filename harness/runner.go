@@ -165,6 +165,8 @@ type runner struct {
 	// trying each task.
 	stackAt []int8
 	rmemo   readerMemo  // the in-place readers' last clean inputs (readers.go)
+	kwalks  knownWalks  // the in-place walks that found a known finding (knownwalk.go)
+	krec    knownRec    // the reports of the in-place walk running (knownwalk.go)
 	rseen   *readerSeen // the inputs of the clean in-place checks so far (readseen.go)
 	// knownFor: per oracle, the known findings of the scenario's variant
 	// it can report (knownCandidates).
@@ -578,6 +580,7 @@ func newRunner(sc *Scenario) (*runner, error) {
 func (r *runner) reset() {
 	r.rmemo.ok = false
 	r.rwatch.on = false // a run that panicked inside its readers
+	r.krec.on = false
 	// A run that resumes from a snap gets the machine and the model from
 	// it (loadData): resetting them first was 1 % of std C=3.
 	resumes := r.snaps != nil && r.snaps.from != nil
