@@ -15,7 +15,7 @@ import (
 // reserve-reorder's window, a ret-addr walk that matched inflight-ret-addr's
 // frame), and each report runs the findings' matchers, whose allowances
 // run the walk again with the words they blame put right (passesWith):
-// together a twentieth of the exploration's instructions, for 2,257
+// together 4 % of the exploration's instructions, for 2,257
 // distinct inputs. knownWalks keeps, for such a walk, what it reported:
 // the oracle, the message and the known finding it is (and how many
 // violations the walk and its counterfactuals counted), under the digest
@@ -35,9 +35,10 @@ import (
 //
 // A later in-place check with the same digest reports the same, without
 // the walk: violateAs replays the report with its known finding, which
-// logs its detection and counts it as the walk's did. Only a walk that
-// made exactly its reports' violations, no WARN and no other read, and
-// whose every report was a known finding (the run goes on), is kept.
+// logs its detection and counts it as the walk's did, with the
+// violations its counterfactuals counted. Only a walk that WARNed not,
+// read no word outside its task's stack and its two fields, and whose
+// every report was a known finding (the run goes on), is kept.
 // TestKnownWalksVerified runs the walk behind every hit over std,
 // peer-spin and the catalogue and compares; TestKnownWalksSound compares
 // explorations with and without; TestKnownWalksCaught shows a digest
