@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"slices"
 	"sync/atomic"
 	"testing"
 
@@ -152,4 +153,27 @@ func realStackMisses(t *testing.T) []string {
 		memo.save(r, 0, 0)
 	}
 	return misses
+}
+
+// TestToFront: a mask that hits moves to the front of its shape's list,
+// and no mask is lost or repeated (a lost one would only cost hits, so no
+// exploration's counts would show it).
+func TestToFront(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   []uint64
+		i    int
+		want []uint64
+	}{
+		{"the first stays", []uint64{1, 2, 3}, 0, []uint64{1, 2, 3}},
+		{"the second swaps with the first", []uint64{1, 2, 3}, 1, []uint64{2, 1, 3}},
+		{"the last goes first, the others in order", []uint64{1, 2, 3, 4}, 3, []uint64{4, 1, 2, 3}},
+		{"a list of one", []uint64{7}, 0, []uint64{7}},
+	} {
+		got := slices.Clone(tc.in)
+		toFront(got, tc.i)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: toFront(%v, %d) = %v, want %v", tc.name, tc.in, tc.i, got, tc.want)
+		}
+	}
 }

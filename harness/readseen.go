@@ -156,14 +156,33 @@ func (p *readerSeen) hit(r *runner, t int) (uint64, bool) {
 
 // hitShape is hit with task t's shape set already (setShape), and its
 // real stack, ret_stack and curr_ret_stack as they were then.
+//
+// A mask that hits moves to the front of its shape's list: the next check
+// of the shape most often reads what this one read (on peer-spin K=3, of
+// 805,000 hits 120,000 were at the second mask and 10,000 at the third
+// before this; a key is a gather and a hash of up to 66 words). At most
+// one mask can hit a state, the one its walk reads (a walk that read the
+// words of a kept mask with their kept values reads those words again),
+// so the order decides only how many keys a lookup makes.
 func (p *readerSeen) hitShape(r *runner, t int) (uint64, bool) {
-	for _, mask := range p.shapeM {
+	ms := p.shapeM
+	for i, mask := range ms {
 		k := p.key(r, t, mask)
 		if p.tab[p.find(k)] == k {
+			toFront(ms, i) // in place: the map's and recent's lists are this one
 			return mask, true
 		}
 	}
 	return 0, false
+}
+
+// toFront moves ms[i] to the front of ms, the others keeping their order.
+func toFront(ms []uint64, i int) {
+	if i > 0 {
+		x := ms[i]
+		copy(ms[1:i+1], ms[:i])
+		ms[0] = x
+	}
 }
 
 // add keeps the inputs of a clean check of task t that read the words of
