@@ -1,6 +1,10 @@
 package harness
 
 import (
+	"reflect"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"sync/atomic"
 
 	"github.com/fgcheck/fgcheck/fgraph"
@@ -161,13 +165,18 @@ func (r *runner) saveEvSnap(idx, op int, from [3]int) *evSnap {
 	}
 	p := e.list[e.n]
 	e.n++
+	r.fillEvSnap(p, idx, op, from)
+	return p
+}
+
+// fillEvSnap is saveEvSnap into p.
+func (r *runner) fillEvSnap(p *evSnap, idx, op int, from [3]int) {
 	p.start, p.end, p.points, p.op = idx, r.points, r.points, op
 	p.cov = append(p.cov[:0], r.snaps.cov[from[0]:]...)
 	p.log = append(p.log[:0], r.m.Log[from[1]:]...)
 	p.warn = append(p.warn[:0], r.m.Warnings[from[2]:]...)
 	r.savePending(&p.snap) // the interrupt may meet pending regions, pay for or end them
 	r.saveData(&p.snap)
-	return p
 }
 
 // findEvSnap is the snap of the interrupt whose option is choice point
@@ -225,16 +234,113 @@ var (
 
 // takeOpSnap saves the run's data after op i of the interrupt whose option
 // was choice point idx and whose context is c, on the terms of takeEvSnap.
+//
+// With the state cache the snap is taken by the next op's exec, after the
+// lookup between the two ops (betweenOps) missed: when it hits, the run
+// stops there and no later run could put the snap back (its changed
+// choice is this run's last one or an earlier one, and the snap ends
+// after it). On peer-spin K=3, 33,000 of the 44,000 op snaps of
+// interrupts at a task's level were taken right before such a hit, at
+// 1,900 instructions a snap. The snap is the data as it was before the
+// lookup: exec has counted the op and started the context's digest
+// afresh, and the lookup moved the clock on; opPend keeps those three as
+// they were, and takeOpSnapAt puts them in the snap.
 func (r *runner) takeOpSnap(idx, i int, c *ctx, from [3]int) {
+	q := opPend{idx: idx, op: i, from: from, nops: c.nops, hist: c.hist, tailN: r.tailN}
+	if r.hashing && !opSnapEarly {
+		r.opPend = opPend{on: !r.stopped, idx: idx, op: i, from: from}
+		if opSnapVerify && r.opPend.on {
+			// The snap as it would be taken here, for takeOpSnapAt to
+			// compare with the one it takes.
+			r.opEarly.ok = !noOpSnaps && r.evSavable()
+			if r.opEarly.ok {
+				r.fillOpSnap(&r.opEarly.e, q, c)
+			}
+		}
+		return
+	}
+	r.takeOpSnapAt(q, c)
+}
+
+// opPend is an op snap left for the next op's exec to take (takeOpSnap),
+// with the context's op count and digest and the clock before that exec.
+type opPend struct {
+	on      bool
+	idx, op int
+	from    [3]int
+	nops    int
+	hist    uint64
+	tailN   int64
+}
+
+// takeOpSnapAt takes the op snap q, of context c.
+func (r *runner) takeOpSnapAt(q opPend, c *ctx) {
 	if noOpSnaps || !r.evSavable() {
 		return
 	}
 	if len(c.buf) > 0 || len(c.stored) > 0 || c.lz != nil || c.entry != nil || c.pop != nil || c.resv != nil {
-		internalf("op snap: %s has stores, an instance or a call in flight after op %d", c.name, i)
+		internalf("op snap: %s has stores, an instance or a call in flight after op %d", c.name, q.op)
 	}
-	p := r.saveEvSnap(idx, i, from)
+	e := r.evs
+	if e.n == len(e.list) {
+		e.list = append(e.list, &evSnap{})
+	}
+	p := e.list[e.n]
+	e.n++
+	r.fillOpSnap(p, q, c)
+	if opSnapVerify && q.on {
+		if !r.opEarly.ok {
+			internalf("op snap after op %d: taken after the lookup, not before it", q.op)
+		}
+		// (Empty and nil slices alike: the list's snaps and the one
+		// compared reuse their arrays, from different first uses. cmp,
+		// which is slower, only where DeepEqual finds a difference
+		// emptyAsNil does not clear.)
+		all := []cmp.Option{cmp.Exporter(func(reflect.Type) bool { return true }), cmpopts.EquateEmpty()}
+		if a, b := emptyAsNil(*p), emptyAsNil(r.opEarly.e); !reflect.DeepEqual(a, b) && !cmp.Equal(*p, r.opEarly.e, all...) {
+			internalf("op snap after op %d: the snap taken after the lookup differs from the one before it (-after +before):\n%s", q.op, cmp.Diff(*p, r.opEarly.e, all...))
+		}
+		r.opEarly.ok = false
+	}
+}
+
+// emptyAsNil is e with its empty slices nil, for reflect.DeepEqual.
+func emptyAsNil(e evSnap) evSnap {
+	nilIfEmpty(&e.cov)
+	nilIfEmpty(&e.log)
+	nilIfEmpty(&e.warn)
+	p := &e.snap
+	nilIfEmpty(&p.used)
+	nilIfEmpty(&p.orders)
+	nilIfEmpty(&p.finish)
+	nilIfEmpty(&p.events)
+	nilIfEmpty(&p.evOrd)
+	nilIfEmpty(&p.ords)
+	nilIfEmpty(&p.viol)
+	nilIfEmpty(&p.known)
+	nilIfEmpty(&p.dets)
+	nilIfEmpty(&p.clobberedFixes)
+	nilIfEmpty(&p.pend)
+	return e
+}
+
+func nilIfEmpty[T any](s *[]T) {
+	if len(*s) == 0 {
+		*s = nil
+	}
+}
+
+// fillOpSnap fills p with the op snap q of context c.
+func (r *runner) fillOpSnap(p *evSnap, q opPend, c *ctx) {
+	r.fillEvSnap(p, q.idx, q.op, q.from)
 	p.c = *c
 	p.c.buf, p.c.spare, p.c.rest, p.c.restBuf, p.c.stored = nil, nil, nil, nil, nil
+	if opSnapDrop != "count" {
+		p.c.nops, p.c.hist = q.nops, q.hist
+	}
+	if !opSnapClockAfter {
+		p.tailN = q.tailN
+	}
 }
 
 // restoreOpSnap puts back the latest op snap of the interrupt whose option
@@ -268,10 +374,21 @@ func (r *runner) restoreOpSnap(idx int, c *ctx) int {
 
 // Test hooks: noOpSnaps turns the op snaps off; opSnapDrop names a part of
 // them restoreOpSnap leaves out ("data": all but the interrupt's context;
-// "context": the context, left as the interrupt created it); opRestores,
-// if set, counts the op snaps put back.
+// "context": the context, left as the interrupt created it; "count": the
+// context's op count and digest, as the next op's exec left them before
+// the snap was taken after its lookup); opRestores, if set, counts the op
+// snaps put back;
+// opSnapEarly takes op snaps before the lookup between the ops, as
+// without the cache; opSnapClockAfter keeps the clock as the lookup left
+// it in a snap taken after it (a wrong rule); opSnapVerify also fills a
+// snap before the lookup and requires the one taken after it to be equal
+// (an internal error if not; a snap not taken because the run stopped at
+// the lookup is not compared).
 var (
-	noOpSnaps  bool
-	opSnapDrop string
-	opRestores *atomic.Int64
+	opSnapVerify     bool
+	noOpSnaps        bool
+	opSnapDrop       string
+	opRestores       *atomic.Int64
+	opSnapEarly      bool
+	opSnapClockAfter bool
 )

@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"hash/fnv"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -153,6 +154,72 @@ func TestOpSnapsIncompleteCaught(t *testing.T) {
 			if got := exploredWithSchedules(t, m.sc, m.opt); got == without {
 				t.Errorf("op snaps without the %s went unnoticed", drop)
 			}
+		})
+	}
+}
+
+// TestOpSnapsAfterLookupVerified: with the state cache, an op snap is
+// taken after the lookup between the interrupt's ops (takeOpSnap), so that
+// a run that stops there takes none. Every snap so taken must be the one
+// taken before the lookup, the op count, the context's digest and the
+// clock as they were then: opSnapVerify fills that one too and compares
+// them whole (an internal error if they differ), on every cached mode of
+// TestOpSnapsSound, peer-spin K=3 included, which also gives the same
+// outcome as the snaps taken before the lookups.
+func TestOpSnapsAfterLookupVerified(t *testing.T) {
+	modes := opSnapModes(t)
+	k3 := PeerSpin(fgraph.Latest)
+	k3.Bound.K = 3
+	modes = append(modes, soundMode{"peer-spin K=3 lazy", k3, ExploreOptions{Cache: true, LazyOrders: true, RunOptions: RunOptions{KeepGoing: true}}})
+	for _, m := range modes {
+		if !m.opt.Cache {
+			continue
+		}
+		t.Run(m.name, func(t *testing.T) {
+			var early string
+			withSet(&opSnapEarly, func() { early = exploredWithSchedules(t, m.sc, m.opt) })
+			var n atomic.Int64
+			opRestores = &n
+			defer func() { opRestores = nil }()
+			var late string
+			withSet(&opSnapVerify, func() { late = exploredWithSchedules(t, m.sc, m.opt) })
+			if late != early {
+				t.Errorf("op snaps taken after the lookups:\n%s\nbefore them:\n%s", late, early)
+			}
+			if n.Load() == 0 {
+				t.Errorf("no op snap was put back")
+			}
+			t.Logf("%d op snaps put back", n.Load())
+		})
+	}
+}
+
+// TestOpSnapsAfterLookupCaught: an op snap taken after the lookup with the
+// clock as the lookup left it, or with the op count and digest as the next
+// op's exec left them, differs from the one taken before it. The clock is
+// caught by this comparison only: the explorations compared by
+// TestOpSnapsSound gave the same outcome with it (every later clock of a
+// run that puts such a snap back is one tail lookup on, and all of them
+// come after its changed choice point, past the clocks of the points on
+// its shared prefix).
+func TestOpSnapsAfterLookupCaught(t *testing.T) {
+	m := opSnapModes(t)[1] // std cached
+	for _, tc := range []struct {
+		name  string
+		wrong func() func()
+	}{
+		{"the clock after the lookup", func() func() { opSnapClockAfter = true; return func() { opSnapClockAfter = false } }},
+		{"the op count and digest after exec", func() func() { opSnapDrop = "count"; return func() { opSnapDrop = "" } }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer tc.wrong()()
+			opSnapVerify = true
+			defer func() { opSnapVerify = false }()
+			_, err := Explore(m.sc, m.opt)
+			if err == nil || !strings.Contains(err.Error(), "op snap after op") {
+				t.Fatalf("%s went unnoticed (err %v)", tc.name, err)
+			}
+			t.Logf("caught: %v", err)
 		})
 	}
 }

@@ -347,6 +347,11 @@ type runner struct {
 	// evs, with snaps: the event snaps along the DFS path (evsnap.go);
 	// skipper is the chooser they set past the choice points they skip.
 	evs     *evSnaps
+	opPend  opPend // an op snap the next op takes (evsnap.go)
+	opEarly struct {
+		e  evSnap
+		ok bool
+	} // opSnapVerify's snap before the lookup
 	skipper skipper
 	// ent, with the event snaps: the entry snaps of the tasks'
 	// interrupts along the DFS path (irqstart.go).
@@ -631,6 +636,7 @@ func (r *runner) reset() {
 	r.skipped, r.chg, r.chgExec, r.hitExec = 0, -1, 0, -1
 	r.tailN = 0
 	r.rmult, r.quietStop = 1, false
+	r.opPend.on = false
 }
 
 func (r *runner) run(ch Chooser, opt RunOptions) *Result {
@@ -784,6 +790,9 @@ func (r *runner) exec(c *ctx, op Op) {
 		r.tracef(c, TraceOp, "%s %s", c.name, op)
 	}
 	if r.hashing {
+		q := r.opPend // the op snap of the op before, taken after the lookup (evsnap.go)
+		r.opPend.on = false
+		q.nops, q.hist, q.tailN = c.nops, c.hist, r.tailN
 		c.nops++
 		c.hist = mix(mix(hashSeed, uint64(c.nops)), uint64(op.Kind)<<32|uint64(uint32(op.Func)))
 		if c.level > 0 && c.nops > 1 {
@@ -791,6 +800,9 @@ func (r *runner) exec(c *ctx, op Op) {
 			if r.stopped {
 				return
 			}
+		}
+		if q.on {
+			r.takeOpSnapAt(q, c)
 		}
 	}
 	r.yield(c, fgraph.SiteOpStart, false)
