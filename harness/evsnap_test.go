@@ -223,3 +223,66 @@ func TestOpSnapsAfterLookupCaught(t *testing.T) {
 		})
 	}
 }
+
+// TestOpSnapUseWorth: the snaps after an op stop at opSnapProbe taken
+// with none put back, and go on once one was put back.
+func TestOpSnapUseWorth(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		taken, put int32
+		level, op  int
+		want       bool
+	}{
+		{"none taken yet", 0, 0, 2, 0, true},
+		{"one short of the probe", opSnapProbe - 1, 0, 2, 0, true},
+		{"the probe taken, none put back", opSnapProbe, 0, 2, 0, false},
+		{"the probe taken, one put back", opSnapProbe, 1, 1, 0, true},
+		{"a level past the table is always taken", opSnapProbe, 0, 8, 0, true},
+		{"an op past the table is always taken", opSnapProbe, 0, 2, 8, true},
+	} {
+		var u opSnapUse
+		if tc.level < 8 && tc.op < 8 {
+			u.taken[tc.level][tc.op], u.put[tc.level][tc.op] = tc.taken, tc.put
+		}
+		if got := u.worth(tc.level, tc.op); got != tc.want {
+			t.Errorf("%s: worth(%d, %d) = %v, want %v", tc.name, tc.level, tc.op, got, tc.want)
+		}
+	}
+}
+
+// TestOpSnapUseKeepsRestores: the op snaps a worker stops taking
+// (opSnapUse) are snaps no run would have put back: peer-spin K=2 and
+// K=3 and std put back as many with the rule as with every op snap taken,
+// and peer-spin K=3 takes fewer (its NMIs' snaps before their return).
+func TestOpSnapUseKeepsRestores(t *testing.T) {
+	k3 := PeerSpin(fgraph.Latest)
+	k3.Bound.K = 3
+	opt := ExploreOptions{Cache: true, LazyOrders: true}
+	for _, m := range []soundMode{
+		{"peer-spin", PeerSpin(fgraph.Latest), opt},
+		{"peer-spin K=3", k3, opt},
+		{"std", Standard(fgraph.Latest), ExploreOptions{Cache: true, MergeRemotes: true}},
+	} {
+		t.Run(m.name, func(t *testing.T) {
+			count := func() (taken, put int64) {
+				var tk, pb atomic.Int64
+				opTaken, opRestores = &tk, &pb
+				defer func() { opTaken, opRestores = nil, nil }()
+				if _, err := Explore(m.sc, m.opt); err != nil {
+					t.Fatal(err)
+				}
+				return tk.Load(), pb.Load()
+			}
+			taken, put := count()
+			var allTaken, allPut int64
+			withSet(&opSnapAlways, func() { allTaken, allPut = count() })
+			t.Logf("op snaps taken %d (every one: %d), put back %d (%d)", taken, allTaken, put, allPut)
+			if put != allPut || put == 0 {
+				t.Errorf("op snaps put back: %d, with every one taken %d", put, allPut)
+			}
+			if m.name == "peer-spin K=3" && taken >= allTaken {
+				t.Errorf("op snaps taken: %d, with every one taken %d", taken, allTaken)
+			}
+		})
+	}
+}

@@ -347,7 +347,8 @@ type runner struct {
 	// evs, with snaps: the event snaps along the DFS path (evsnap.go);
 	// skipper is the chooser they set past the choice points they skip.
 	evs     *evSnaps
-	opPend  opPend // an op snap the next op takes (evsnap.go)
+	opPend  opPend    // an op snap the next op takes (evsnap.go)
+	opUse   opSnapUse // the op snaps taken and put back, per level and op (evsnap.go)
 	opEarly struct {
 		e  evSnap
 		ok bool
