@@ -49,7 +49,16 @@ type totals struct {
 type knownTot struct {
 	d, dk [maxKnown]int64
 	by    [maxKnown]uint8
+	// nz has bit j set where d[j], dk[j] or by[j] may be non-zero: every
+	// write of a finding's counts sets its bit, so that the loops over the
+	// findings visit those bits only (most subtrees hold one or two of
+	// the variant's twenty; the loops over every finding were 2 % of
+	// peer-spin K=3's instructions). A superset: TestKnownTotNZ.
+	nz uint64
 }
+
+// The findings' bits fit nz.
+var _ [64 - maxKnown]struct{}
 
 // det is one detection of a known finding in a run (runner.violate, with
 // the state cache on): when (the run's clock), which finding (its index)
@@ -83,33 +92,62 @@ func (r *runner) logDet(k, o int) {
 // dets in [from, to) show: n schedules (nk of them kbuild's) detect each
 // finding logged there, by the oracle of its first entry; of the other
 // findings, e's counts and oracles (nil: none) are added.
-func (kt *knownTot) addDets(dets []det, from, to, n, nk int64, e *knownTot, slots []int) {
+func (kt *knownTot) addDets(dets []det, from, to, n, nk int64, e *knownTot, mask uint64) {
 	var p preDets
 	p.of(dets, from, to)
-	kt.addPre(&p, n, nk, e, slots)
+	kt.addPre(&p, n, nk, e, mask)
 }
 
 // addPre adds to kt n schedules (nk of them kbuild's) that detect each
-// finding of p, by the oracle p names; of the other findings, e's counts
-// and oracles (nil: none).
-func (kt *knownTot) addPre(p *preDets, n, nk int64, e *knownTot, slots []int) {
+// finding of p, by the oracle p names; of the other findings of mask (the
+// variant's: stateCache.kmask), e's counts and oracles (nil: none).
+func (kt *knownTot) addPre(p *preDets, n, nk int64, e *knownTot, mask uint64) {
+	if ktCheck {
+		kt.checkNZ()
+		e.checkNZ()
+	}
 	for b := p.seen; b != 0; b &= b - 1 {
 		j := bits.TrailingZeros64(b)
 		kt.d[j] += n
 		kt.dk[j] += nk
 		kt.by[j] |= 1 << p.o[j]
 	}
+	kt.nz |= p.seen
 	if e == nil {
 		return
 	}
-	for _, j := range slots {
-		if p.seen&(1<<j) == 0 {
-			kt.d[j] += e.d[j]
-			kt.dk[j] += e.dk[j]
-			kt.by[j] |= e.by[j]
+	// Only the findings e may hold: adding another's zeros changes nothing.
+	add := e.nz & mask &^ p.seen
+	if ktAllSlots {
+		add = mask &^ p.seen
+	}
+	for b := add; b != 0; b &= b - 1 {
+		j := bits.TrailingZeros64(b) & (maxKnown - 1)
+		kt.d[j] += e.d[j]
+		kt.dk[j] += e.dk[j]
+		kt.by[j] |= e.by[j]
+	}
+	kt.nz |= add
+}
+
+// checkNZ is an internal error if a finding's counts are not zero and
+// its bit of nz is not set (tests: ktCheck).
+func (kt *knownTot) checkNZ() {
+	if kt == nil {
+		return
+	}
+	for j := range kt.d {
+		if (kt.d[j] != 0 || kt.dk[j] != 0 || kt.by[j] != 0) && kt.nz&(1<<j) == 0 {
+			internalf("known totals: %s has counts %d, %d, oracles %#x, and no bit in nz %#x", KnownFindings[j].Name, kt.d[j], kt.dk[j], kt.by[j], kt.nz)
 		}
 	}
 }
+
+// Test hooks: ktCheck checks knownTot.nz wherever the totals are added or
+// stored (checkNZ); ktAllSlots makes the loops over a mask visit every
+// finding of it, as before knownTot.nz; ktNZWrong leaves nz out of the
+// slab's counts added to a hit (cacheState's add: a wrong rule).
+var ktCheck, ktAllSlots, ktNZWrong bool
 
 // Wrong rules for the detection log, in tests (TestCacheKnownRulesCaught):
 // detsReportedOnly logs only the detections that are reported (a subtree
@@ -187,7 +225,8 @@ type stateCache struct {
 	// kslot lists the known findings of the scenario's variant (the only
 	// ones a count can be non-zero for), whose counts the slab keeps.
 	kslot []int
-	drop  int // a component left out (tests of the state's completeness), -1 none
+	kmask uint64 // kslot's findings, a bit each
+	drop  int    // a component left out (tests of the state's completeness), -1 none
 	exact map[string]cacheEntry
 	// tails is the table of the tails' states (dfs.tail); nil in that table
 	// itself (table() is asked of the subtrees' table only).
@@ -340,6 +379,7 @@ func newTable(sc *Scenario, max int, exact bool, drop int) *stateCache {
 	for i, k := range KnownFindings {
 		if slices.Contains(k.Variants, sc.Variant) {
 			c.kslot = append(c.kslot, i)
+			c.kmask |= 1 << i
 		}
 	}
 	if exact {
@@ -522,10 +562,13 @@ func (c *stateCache) putLocked(k stateKey, ks string, t *totals, kt *knownTot, p
 		return
 	}
 	e := cacheEntry{runs: t.runs, rel: t.points - t.runs*p0, viol: t.viol, runsK: t.runsK, violK: t.violK, known: -1}
-	for _, i := range c.kslot {
+	if ktCheck {
+		kt.checkNZ()
+	}
+	for b := kt.nz & c.kmask; b != 0; b &= b - 1 {
 		// (a kbuild count is at most its finding's, and an oracle
 		// detects it in some schedule only if d > 0: one non-zero test)
-		if kt.d[i] != 0 {
+		if i := bits.TrailingZeros64(b) & (maxKnown - 1); kt.d[i] != 0 {
 			n := len(c.kslot)
 			at, ok := c.slab.take(&c.mem, 3*n, slabFirst)
 			if t.runs > math.MaxUint32 || !ok {
@@ -657,6 +700,9 @@ func (c *stateCache) add(t *totals, kt *knownTot, e cacheEntry, p0 int64) {
 		kt.d[j] += int64(s[i])
 		kt.dk[j] += int64(s[n+i])
 		kt.by[j] |= uint8(s[2*n+i])
+		if (s[i]|s[n+i]|s[2*n+i]) != 0 && !ktNZWrong {
+			kt.nz |= 1 << j
+		}
 	}
 }
 
@@ -948,7 +994,7 @@ func (d *dfs) leave(i int) {
 			// The point above gets the subtree's known findings: a finding
 			// detected between the two points is in every schedule of it.
 			pp = &d.keys[n-2]
-			pp.kt.addPre(&kd.pre, t.runs, t.runsK, &kd.kt, cs.c.kslot)
+			pp.kt.addPre(&kd.pre, t.runs, t.runsK, &kd.kt, cs.c.kmask)
 		}
 		if !cs.splitting() {
 			if kd.sp == nil {
@@ -1208,7 +1254,7 @@ func (d *dfs) countRun(res *Result) {
 		}
 	}
 	if i := len(d.keys) - 1; i >= 0 && d.keys[i].sp != nil && len(res.dets) > 0 {
-		sp.addKnown(d.keys[i].sp, sp.run, res.dets, d.keys[i].at, math.MaxInt64, cs.c.kslot)
+		sp.addKnown(d.keys[i].sp, sp.run, res.dets, d.keys[i].at, math.MaxInt64, cs.c.kmask)
 	}
 }
 
@@ -1218,10 +1264,10 @@ func (d *dfs) countRun(res *Result) {
 func (d *dfs) addDetsAbove(dets []det, to, n, nk int64, e *knownTot) {
 	cs := d.cache
 	if i := len(d.keys) - 1; i >= 0 {
-		d.keys[i].kt.addDets(dets, d.keys[i].at, to, n, nk, e, cs.c.kslot)
+		d.keys[i].kt.addDets(dets, d.keys[i].at, to, n, nk, e, cs.c.kmask)
 	}
 	for i := range cs.tails {
-		cs.tails[i].kt.addDets(dets, cs.tails[i].at, to, n, nk, e, cs.c.kslot)
+		cs.tails[i].kt.addDets(dets, cs.tails[i].at, to, n, nk, e, cs.c.kmask)
 	}
 }
 
@@ -1236,7 +1282,7 @@ func (d *dfs) countHit(res *Result, s *Summary) (t totals) {
 	var e knownTot
 	known := true
 	if cs.hitSplit {
-		known = cs.sp.hitTotals(&t, &e, cs.c.kslot)
+		known = cs.sp.hitTotals(&t, &e, cs.c.kmask)
 	} else {
 		cs.hitC.add(&t, &e, cs.hitE, cs.hitP)
 		known = cs.hitE.known >= 0
@@ -1266,7 +1312,7 @@ func (d *dfs) countHit(res *Result, s *Summary) (t totals) {
 	}
 	d.addDetsAbove(res.dets, h, t.runs, t.runsK, ep)
 	var all knownTot
-	all.addDets(res.dets, 0, h, t.runs, t.runsK, ep, slots)
+	all.addDets(res.dets, 0, h, t.runs, t.runsK, ep, cs.c.kmask)
 	for _, j := range slots {
 		if all.d[j] != 0 {
 			name := KnownFindings[j].Name

@@ -389,6 +389,7 @@ func TestCacheFullStoresNothing(t *testing.T) {
 	var tot totals
 	var kt knownTot
 	tot.runs, kt.d[c.kslot[0]], kt.by[c.kslot[0]] = 1, 1, 1
+	kt.nz = 1 << c.kslot[0] // (knownTot's invariant: checkNZ)
 	for i := uint64(1); i <= 10000; i++ {
 		c.put(stateKey{i, i}, "", &tot, &kt, 0)
 	}
@@ -661,7 +662,7 @@ func TestCacheSharedGrow(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var kt knownTot
+			kt := knownTot{nz: 1 << c.kslot[0]} // (knownTot's invariant: checkNZ)
 			for i := uint64(0); i < per; i++ {
 				tot := totals{runs: runsOf(w, i)}
 				if i%7 == 0 {
@@ -729,4 +730,55 @@ func TestCacheSharedGrow(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestKnownTotNZ: the bits of knownTot.nz cover every finding whose
+// counts are not zero wherever totals are added or stored (ktCheck: an
+// internal error otherwise), and the loops that visit those bits only
+// give what the loops over every finding of the variant gave
+// (ktAllSlots), on std, peer-spin K=2 and K=3 and a mutant of each,
+// every violation counted.
+func TestKnownTotNZ(t *testing.T) {
+	k3 := PeerSpin(fgraph.Latest)
+	k3.Bound.K = 3
+	keep := RunOptions{KeepGoing: true}
+	mutant := func(sc *Scenario) *Scenario {
+		mi, err := fgraph.LookupMutant("M-push-barrier1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc.Mutant = mi.Mutant
+		return sc
+	}
+	for _, m := range []soundMode{
+		{"std", Standard(fgraph.Latest), ExploreOptions{Cache: true, MergeRemotes: true, RunOptions: keep}},
+		{"std M-push-barrier1", mutant(Standard(fgraph.Latest)), ExploreOptions{Cache: true, MergeRemotes: true, RunOptions: keep}},
+		{"peer-spin", PeerSpin(fgraph.Latest), ExploreOptions{Cache: true, LazyOrders: true, RunOptions: keep}},
+		{"peer-spin M-push-barrier1", mutant(PeerSpin(fgraph.Latest)), ExploreOptions{Cache: true, LazyOrders: true, RunOptions: keep}},
+		{"peer-spin K=3", k3, ExploreOptions{Cache: true, LazyOrders: true, RunOptions: keep}},
+	} {
+		t.Run(m.name, func(t *testing.T) {
+			var all string
+			withSet(&ktAllSlots, func() { all = exploredFull(t, m.sc, m.opt) })
+			var got string
+			withSet(&ktCheck, func() { got = exploredFull(t, m.sc, m.opt) })
+			if got != all {
+				t.Errorf("visiting the bits of nz:\n%s\nevery finding:\n%s", got, all)
+			}
+		})
+	}
+}
+
+// TestKnownTotNZCaught: counts added to a hit's totals from the table
+// without their bits in nz are caught by ktCheck.
+func TestKnownTotNZCaught(t *testing.T) {
+	sc := Standard(fgraph.Latest)
+	opt := ExploreOptions{Cache: true, RunOptions: RunOptions{KeepGoing: true}}
+	ktNZWrong, ktCheck = true, true
+	defer func() { ktNZWrong, ktCheck = false, false }()
+	_, err := Explore(sc, opt)
+	if err == nil || !strings.Contains(err.Error(), "no bit in nz") {
+		t.Fatalf("counts without their bits went unnoticed (err %v)", err)
+	}
+	t.Logf("caught: %v", err)
 }

@@ -636,6 +636,7 @@ func (sp *splitter) take(pts []splitCombo, k stateKey, p0 int64) bool {
 			}
 			for _, x := range ks {
 				kt.d[x.j], kt.dk[x.j], kt.by[x.j] = int64(x.d), int64(x.dk), x.by
+				kt.nz |= 1 << (x.j & (maxKnown - 1))
 			}
 			w.kt = kt
 		}
@@ -664,7 +665,7 @@ func (sp *splitter) newKT() *knownTot {
 }
 
 // hitTotals sums the hit's combos: the subtree's totals and known findings.
-func (sp *splitter) hitTotals(t *totals, kt *knownTot, slots []int) (known bool) {
+func (sp *splitter) hitTotals(t *totals, kt *knownTot, mask uint64) (known bool) {
 	for i := range sp.hit {
 		w := &sp.hit[i]
 		t.runs += w.t.runs
@@ -674,11 +675,20 @@ func (sp *splitter) hitTotals(t *totals, kt *knownTot, slots []int) (known bool)
 		t.violK += w.t.violK
 		if w.kt != nil {
 			known = true
-			for _, j := range slots {
+			if ktCheck {
+				w.kt.checkNZ()
+			}
+			add := w.kt.nz & mask
+			if ktAllSlots {
+				add = mask
+			}
+			for b := add; b != 0; b &= b - 1 {
+				j := bits.TrailingZeros64(b) & (maxKnown - 1)
 				kt.d[j] += w.kt.d[j]
 				kt.dk[j] += w.kt.dk[j]
 				kt.by[j] |= w.kt.by[j]
 			}
+			kt.nz |= add
 		}
 	}
 	return known
@@ -723,16 +733,19 @@ func (cs *cacheState) tailCombos(t totals, kt *knownTot) {
 		}
 		w.kt = &sp.kts[:cap(sp.kts)][i]
 		*w.kt = knownTot{}
-		for _, j := range cs.c.kslot {
+		for b := kt.nz & cs.c.kmask; b != 0; b &= b - 1 {
+			j := bits.TrailingZeros64(b) & (maxKnown - 1)
 			if kt.d[j] != 0 {
 				if kt.d[j] != t.runs {
 					internalf("split: a stored tail of %d schedules detects %s in %d", t.runs, KnownFindings[j].Name, kt.d[j])
 				}
 				w.kt.d[j] = w.t.runs
 				w.kt.by[j] = kt.by[j]
+				w.kt.nz |= 1 << j
 			}
 			if kt.dk[j] != 0 {
 				w.kt.dk[j] = w.t.runsK
+				w.kt.nz |= 1 << j
 			}
 		}
 		sp.hit = append(sp.hit, w)
@@ -781,7 +794,7 @@ func (sp *splitter) addRo(w *weighted) {
 // addKnown adds to the combo of the deepest recorded point that each of
 // ws falls in what dets in [from, to) show for its schedules, and, for the
 // other findings, its own known findings (a hit's).
-func (sp *splitter) addKnown(pts []splitCombo, ws []weighted, dets []det, from, to int64, slots []int) {
+func (sp *splitter) addKnown(pts []splitCombo, ws []weighted, dets []det, from, to int64, mask uint64) {
 	var p preDets
 	p.of(dets, from, to)
 	for i := range ws {
@@ -793,7 +806,7 @@ func (sp *splitter) addKnown(pts []splitCombo, ws []weighted, dets []det, from, 
 		if pc.kt == nil {
 			pc.kt = sp.newKT()
 		}
-		pc.kt.addPre(&p, w.t.runs, w.t.runsK, w.kt, slots)
+		pc.kt.addPre(&p, w.t.runs, w.t.runsK, w.kt, mask)
 	}
 }
 
@@ -836,14 +849,14 @@ func (sp *splitter) comboTotals(kd *keyed, t totals) []weighted {
 // left, holds, and stores kd's combos (kd.sp) or kd (cacheState.store),
 // while the totals per combo are kept (splitting).
 func (cs *cacheState) leaveSplit(kd *keyed, t totals, pp *keyed) {
-	sp, slots := cs.splitter(), cs.c.kslot
+	sp, mask := cs.splitter(), cs.c.kmask
 	if kd.sp == nil {
 		if pp != nil && pp.sp != nil {
 			pc := &pp.sp[at(pp.sp, progCombo)]
 			if pc.kt == nil {
 				pc.kt = sp.newKT()
 			}
-			pc.kt.addPre(&kd.pre, t.runs, t.runsK, &kd.kt, slots)
+			pc.kt.addPre(&kd.pre, t.runs, t.runsK, &kd.kt, mask)
 		}
 		cs.store(kd, t)
 		return
@@ -867,17 +880,17 @@ func (cs *cacheState) leaveSplit(kd *keyed, t totals, pp *keyed) {
 			if pc.kt == nil {
 				pc.kt = sp.newKT()
 			}
-			pc.kt.addPre(&kd.pre, w.t.runs, w.t.runsK, w.kt, slots)
+			pc.kt.addPre(&kd.pre, w.t.runs, w.t.runsK, w.kt, mask)
 		}
 	}
-	sp.store(kd, ws, slots)
+	sp.store(kd, ws, mask)
 }
 
 // store stores the combos ws of the point kd that its reduced key does not
 // hold yet, and gives back kd's knownTots. (A key that held none holds
 // none of them: the combos of a point are distinct, and so are their
 // signatures, but for a collision of xxh3's 64 bits.)
-func (sp *splitter) store(kd *keyed, ws []weighted, slots []int) {
+func (sp *splitter) store(kd *keyed, ws []weighted, mask uint64) {
 	if sp.shared {
 		sp.mu.Lock()
 		defer sp.mu.Unlock()
@@ -905,8 +918,15 @@ func (sp *splitter) store(kd *keyed, ws []weighted, slots []int) {
 		var nk int
 		var kat int32
 		if w.kt != nil {
-			for _, j := range slots {
-				if w.kt.d[j] != 0 {
+			if ktCheck {
+				w.kt.checkNZ()
+			}
+			nzs := w.kt.nz & mask
+			if ktAllSlots {
+				nzs = mask
+			}
+			for b := nzs; b != 0; b &= b - 1 {
+				if w.kt.d[bits.TrailingZeros64(b)&(maxKnown-1)] != 0 {
 					nk++
 				}
 			}
@@ -917,8 +937,8 @@ func (sp *splitter) store(kd *keyed, ws []weighted, slots []int) {
 					continue
 				}
 				ks := sp.slab.at(kat, nk)[:0]
-				for _, j := range slots {
-					if w.kt.d[j] != 0 {
+				for b := nzs; b != 0; b &= b - 1 {
+					if j := bits.TrailingZeros64(b) & (maxKnown - 1); w.kt.d[j] != 0 {
 						ks = append(ks, splitKnown{d: uint32(w.kt.d[j]), dk: uint32(w.kt.dk[j]), j: uint8(j), by: w.kt.by[j]})
 					}
 				}
@@ -1039,7 +1059,7 @@ func (d *dfs) splitHit(res *Result, t totals, kt *knownTot) {
 		sp.addRo(&sp.hit[i])
 	}
 	if i := len(d.keys) - 1; i >= 0 && d.keys[i].sp != nil {
-		sp.addKnown(d.keys[i].sp, sp.hit, res.dets, d.keys[i].at, cs.hitAt, cs.c.kslot)
+		sp.addKnown(d.keys[i].sp, sp.hit, res.dets, d.keys[i].at, cs.hitAt, cs.c.kmask)
 	}
 }
 

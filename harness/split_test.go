@@ -117,7 +117,7 @@ func TestSplitBlockRoundTrip(t *testing.T) {
 	// Stored one at a time: the second store grows the block.
 	for i, c := range []combo{prog, other} {
 		kd := &keyed{k: k, p0: p0, sp: []splitCombo{{c: c, sig: uint64(11 * (i + 1))}}}
-		sp.store(kd, []weighted{{c: c, t: want[c]}}, nil)
+		sp.store(kd, []weighted{{c: c, t: want[c]}}, 0)
 	}
 	pts := []splitCombo{{c: prog, sig: 11}, {c: other, sig: 22}}
 	if !sp.take(pts, k, p0) {
@@ -133,7 +133,7 @@ func TestSplitBlockRoundTrip(t *testing.T) {
 	k2 := stateKey{3, 4}
 	third := combo{site: 3, o: 1}
 	t3 := totals{runs: 7, points: 7 * p0, runsK: 7}
-	sp.store(&keyed{k: k2, p0: p0, sp: []splitCombo{{c: third, sig: 44}}}, []weighted{{c: third, t: t3}}, nil)
+	sp.store(&keyed{k: k2, p0: p0, sp: []splitCombo{{c: third, sig: 44}}}, []weighted{{c: third, t: t3}}, 0)
 	if n := len(sp.spare[1]); n != 0 {
 		t.Errorf("%d blocks of room 1 left spare after a new block of room 1 was made", n)
 	}
@@ -148,7 +148,7 @@ func TestSplitBlockRoundTrip(t *testing.T) {
 	}
 	wide := combo{site: 2, o: 1}
 	kd := &keyed{k: k, p0: p0, sp: []splitCombo{{c: wide, sig: 33}}}
-	sp.store(kd, []weighted{{c: wide, t: totals{runs: math.MaxUint32 + 1}}}, nil)
+	sp.store(kd, []weighted{{c: wide, t: totals{runs: math.MaxUint32 + 1}}}, 0)
 	if !sp.closed.Load() {
 		t.Error("a combo of more than 2^32 schedules was stored, or refused without closing the table")
 	}
@@ -175,6 +175,7 @@ func TestSplitSharedConcurrent(t *testing.T) {
 		if ci%2 == 1 {
 			kt.d[0], kt.dk[0], kt.by[0] = runs, runs/2, uint8(ci)
 			kt.d[2], kt.dk[2], kt.by[2] = 1, 0, 3
+			kt.nz = 1<<0 | 1<<2
 		}
 		return totals{runs: runs, points: runs*p0 + int64(ci), viol: int64(ci), runsK: runs / 3, violK: int64(ci % 2)}, kt
 	}
@@ -251,7 +252,7 @@ func TestSplitSharedConcurrent(t *testing.T) {
 						}
 						ws = append(ws, w8)
 					}
-					sp.store(&keyed{k: kOf(key), p0: p0, sp: []splitCombo{cOf(ci), cOf(ci + 1)}}, ws, []int{0, 1, 2})
+					sp.store(&keyed{k: kOf(key), p0: p0, sp: []splitCombo{cOf(ci), cOf(ci + 1)}}, ws, 1<<0|1<<1|1<<2)
 					last.Store(int64(key))
 					if err := check(sp, rng.IntN(keys), 1+rng.IntN(combos)); err != nil && errs[w] == nil {
 						errs[w] = err
