@@ -104,7 +104,6 @@ func (kt *knownTot) addDets(dets []det, from, to, n, nk int64, e *knownTot, mask
 func (kt *knownTot) addPre(p *preDets, n, nk int64, e *knownTot, mask uint64) {
 	if ktCheck {
 		kt.checkNZ()
-		e.checkNZ()
 	}
 	for b := p.seen; b != 0; b &= b - 1 {
 		j := bits.TrailingZeros64(b)
@@ -117,10 +116,7 @@ func (kt *knownTot) addPre(p *preDets, n, nk int64, e *knownTot, mask uint64) {
 		return
 	}
 	// Only the findings e may hold: adding another's zeros changes nothing.
-	add := e.nz & mask &^ p.seen
-	if ktAllSlots {
-		add = mask &^ p.seen
-	}
+	add := e.bitsIn(mask) &^ p.seen
 	for b := add; b != 0; b &= b - 1 {
 		j := bits.TrailingZeros64(b) & (maxKnown - 1)
 		kt.d[j] += e.d[j]
@@ -128,6 +124,18 @@ func (kt *knownTot) addPre(p *preDets, n, nk int64, e *knownTot, mask uint64) {
 		kt.by[j] |= e.by[j]
 	}
 	kt.nz |= add
+}
+
+// bitsIn is the findings of mask whose counts may not be zero (with
+// ktAllSlots, every one of mask).
+func (kt *knownTot) bitsIn(mask uint64) uint64 {
+	if ktCheck {
+		kt.checkNZ()
+	}
+	if ktAllSlots {
+		return mask
+	}
+	return kt.nz & mask
 }
 
 // checkNZ is an internal error if a finding's counts are not zero and

@@ -675,13 +675,7 @@ func (sp *splitter) hitTotals(t *totals, kt *knownTot, mask uint64) (known bool)
 		t.violK += w.t.violK
 		if w.kt != nil {
 			known = true
-			if ktCheck {
-				w.kt.checkNZ()
-			}
-			add := w.kt.nz & mask
-			if ktAllSlots {
-				add = mask
-			}
+			add := w.kt.bitsIn(mask)
 			for b := add; b != 0; b &= b - 1 {
 				j := bits.TrailingZeros64(b) & (maxKnown - 1)
 				kt.d[j] += w.kt.d[j]
@@ -918,13 +912,7 @@ func (sp *splitter) store(kd *keyed, ws []weighted, mask uint64) {
 		var nk int
 		var kat int32
 		if w.kt != nil {
-			if ktCheck {
-				w.kt.checkNZ()
-			}
-			nzs := w.kt.nz & mask
-			if ktAllSlots {
-				nzs = mask
-			}
+			nzs := w.kt.bitsIn(mask)
 			for b := nzs; b != 0; b &= b - 1 {
 				if w.kt.d[bits.TrailingZeros64(b)&(maxKnown-1)] != 0 {
 					nk++
