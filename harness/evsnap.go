@@ -2,10 +2,10 @@ package harness
 
 import (
 	"reflect"
+	"sync/atomic"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"sync/atomic"
 
 	"github.com/fgcheck/fgcheck/fgraph"
 )
@@ -159,13 +159,19 @@ func (r *runner) evSavable() bool {
 // snap after op op (-1: after the whole interrupt) of the interrupt whose
 // option was choice point idx, with what it logged since from.
 func (r *runner) saveEvSnap(idx, op int, from [3]int) *evSnap {
+	p := r.nextEvSnap()
+	r.fillEvSnap(p, idx, op, from)
+	return p
+}
+
+// nextEvSnap is the next entry of the list, now live.
+func (r *runner) nextEvSnap() *evSnap {
 	e := r.evs
 	if e.n == len(e.list) {
 		e.list = append(e.list, &evSnap{})
 	}
 	p := e.list[e.n]
 	e.n++
-	r.fillEvSnap(p, idx, op, from)
 	return p
 }
 
@@ -285,12 +291,7 @@ func (r *runner) takeOpSnapAt(q opPend, c *ctx) {
 	if len(c.buf) > 0 || len(c.stored) > 0 || c.lz != nil || c.entry != nil || c.pop != nil || c.resv != nil {
 		internalf("op snap: %s has stores, an instance or a call in flight after op %d", c.name, q.op)
 	}
-	e := r.evs
-	if e.n == len(e.list) {
-		e.list = append(e.list, &evSnap{})
-	}
-	p := e.list[e.n]
-	e.n++
+	p := r.nextEvSnap()
 	r.fillOpSnap(p, q, c)
 	if opSnapVerify && q.on {
 		if !r.opEarly.ok {
@@ -426,17 +427,15 @@ func (u *opSnapUse) putBack(l, i int) {
 // Test hooks: noOpSnaps turns the op snaps off; opSnapDrop names a part of
 // them restoreOpSnap leaves out ("data": all but the interrupt's context;
 // "context": the context, left as the interrupt created it; "count": the
-// context's op count and digest, as the next op's exec left them before
-// the snap was taken after its lookup); opRestores, if set, counts the op
-// snaps put back;
-// opSnapAlways takes every op snap (opSnapUse left out); opTaken, if set,
-// counts those taken; opSnapEarly takes op snaps before the lookup
-// between the ops, as
-// without the cache; opSnapClockAfter keeps the clock as the lookup left
-// it in a snap taken after it (a wrong rule); opSnapVerify also fills a
-// snap before the lookup and requires the one taken after it to be equal
-// (an internal error if not; a snap not taken because the run stopped at
-// the lookup is not compared).
+// context's op count and digest as the next op's exec left them, in a
+// snap taken after the lookup); opRestores, if set, counts the op snaps
+// put back; opSnapAlways takes every op snap (opSnapUse left out);
+// opTaken, if set, counts those taken; opSnapEarly takes op snaps before
+// the lookup between the ops, as without the cache; opSnapClockAfter
+// keeps the clock as the lookup left it in a snap taken after it (a wrong
+// rule); opSnapVerify also fills a snap before the lookup and requires
+// the one taken after it to be equal (an internal error if not; a snap
+// not taken because the run stopped at the lookup is not compared).
 var (
 	opSnapAlways     bool
 	opTaken          *atomic.Int64
