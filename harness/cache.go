@@ -570,10 +570,7 @@ func (c *stateCache) putLocked(k stateKey, ks string, t *totals, kt *knownTot, p
 		return
 	}
 	e := cacheEntry{runs: t.runs, rel: t.points - t.runs*p0, viol: t.viol, runsK: t.runsK, violK: t.violK, known: -1}
-	if ktCheck {
-		kt.checkNZ()
-	}
-	for b := kt.nz & c.kmask; b != 0; b &= b - 1 {
+	for b := kt.bitsIn(c.kmask); b != 0; b &= b - 1 {
 		// (a kbuild count is at most its finding's, and an oracle
 		// detects it in some schedule only if d > 0: one non-zero test)
 		if i := bits.TrailingZeros64(b) & (maxKnown - 1); kt.d[i] != 0 {

@@ -727,7 +727,7 @@ func (cs *cacheState) tailCombos(t totals, kt *knownTot) {
 		}
 		w.kt = &sp.kts[:cap(sp.kts)][i]
 		*w.kt = knownTot{}
-		for b := kt.nz & cs.c.kmask; b != 0; b &= b - 1 {
+		for b := kt.bitsIn(cs.c.kmask); b != 0; b &= b - 1 {
 			j := bits.TrailingZeros64(b) & (maxKnown - 1)
 			if kt.d[j] != 0 {
 				if kt.d[j] != t.runs {
