@@ -71,11 +71,10 @@ func afterEventOutcome(t *testing.T, m soundMode) outcome {
 // holds the explorer with them to the plain one on every catalogue mutant,
 // and TestCacheVerifyEverySubtree explores every stored subtree again.)
 func TestAfterEventSound(t *testing.T) {
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	var n atomic.Int64
-	afterEvHits = &n
-	noBetweenOps = true
-	defer func() { afterEvHits, noBetweenOps = nil, false }()
-	eachModeWithout(t, &noAfterEvent, func(t *testing.T, m soundMode, without, with outcome) {
+	h := &testHooks{afterEvHits: &n, noBetweenOps: true}
+	eachModeWithout(t, h, &h.noAfterEvent, func(t *testing.T, m soundMode, without, with outcome) {
 		hits := n.Swap(0) // the lookups are off in the exploration without them
 		if with.String() != without.String() {
 			t.Errorf("the lookups after interrupts change the result:\nwithout:\n%s\nwith:\n%s", without, with)
@@ -95,11 +94,13 @@ func TestAfterEventSound(t *testing.T) {
 // the nested interrupt that just returned is the only one that has, and
 // its parent still runs. At K=3 an interrupt can have returned before.)
 func TestAfterEventNestedSound(t *testing.T) {
-	sameWithout(t, &afterEvNested, "leaving out the lookups back inside an interrupt")
+	t.Parallel() // its hooks are its explorations' (hooks.go)
+	h := new(testHooks)
+	sameWithout(t, h, &h.afterEvNested, "leaving out the lookups back inside an interrupt")
 	sc, opt := PeerSpin(fgraph.Latest), ExploreOptions{Cache: true, LazyOrders: true}
 	sc.Bound.K = 3
 	var on *Summary
-	withSet(&afterEvNested, func() { _, on = exploredSummary(t, sc, opt) })
+	withSet(t, h, &h.afterEvNested, func() { _, on = exploredSummary(t, sc, hooked(opt, h)) })
 	_, off := exploredSummary(t, sc, opt)
 	if off.Cache.States >= on.Cache.States || off.Executed != on.Executed {
 		t.Errorf("without the lookups back inside an interrupt: %d states stored and %d runs, with them %d and %d; want fewer states, the same runs",
@@ -109,25 +110,27 @@ func TestAfterEventNestedSound(t *testing.T) {
 }
 
 // eachModeWithout explores each of afterEventModes with *off set (the
-// explorer without the part under test) and then as it is, and hands f
-// the two outcomes.
-func eachModeWithout(t *testing.T, off *bool, f func(t *testing.T, m soundMode, without, with outcome)) {
+// explorer without the part under test; off is a field of h, which every
+// exploration carries) and then as it is, and hands f the two outcomes.
+func eachModeWithout(t *testing.T, h *testHooks, off *bool, f func(t *testing.T, m soundMode, without, with outcome)) {
 	if testing.Short() {
 		t.Skip("explores std and peer-spin sixteen times")
 	}
 	for _, m := range afterEventModes(t) {
+		m.opt = hooked(m.opt, h)
 		t.Run(m.name, func(t *testing.T) {
 			var without outcome
-			withSet(off, func() { without = afterEventOutcome(t, m) })
+			withSet(t, h, off, func() { without = afterEventOutcome(t, m) })
 			f(t, m, without, afterEventOutcome(t, m))
 		})
 	}
 }
 
-// sameWithout explores each of afterEventModes with *off set and as it
-// is, and requires the same outcome; what names the part under test.
-func sameWithout(t *testing.T, off *bool, what string) {
-	eachModeWithout(t, off, func(t *testing.T, _ soundMode, without, with outcome) {
+// sameWithout explores each of afterEventModes with *off set (a field of
+// h) and as it is, and requires the same outcome; what names the part
+// under test.
+func sameWithout(t *testing.T, h *testHooks, off *bool, what string) {
+	eachModeWithout(t, h, off, func(t *testing.T, _ soundMode, without, with outcome) {
 		if with.String() != without.String() {
 			t.Errorf("%s changes the result:\nwithout:\n%s\nwith:\n%s", what, without, with)
 		}
@@ -135,14 +138,15 @@ func sameWithout(t *testing.T, off *bool, what string) {
 }
 
 // caughtWith explores afterEventModes' exploration named name as it is and
-// with *wrong set (a wrong rule of the part under test), and requires the
-// outcomes to differ; a crash of the wrong rule (an internal error) is
-// caught too. what names the wrong rule.
-func caughtWith(t *testing.T, name string, wrong *bool, what string) {
+// with *wrong set (a wrong rule of the part under test, a field of h), and
+// requires the outcomes to differ; a crash of the wrong rule (an internal
+// error) is caught too. what names the wrong rule.
+func caughtWith(t *testing.T, name string, h *testHooks, wrong *bool, what string) {
 	for _, m := range afterEventModes(t) {
 		if m.name != name {
 			continue
 		}
+		m.opt = hooked(m.opt, h)
 		t.Run(m.name, func(t *testing.T) {
 			want := afterEventOutcome(t, m)
 			var got outcome
@@ -153,7 +157,7 @@ func caughtWith(t *testing.T, name string, wrong *bool, what string) {
 						got.runs = -1
 					}
 				}()
-				withSet(wrong, func() {
+				withSet(t, h, wrong, func() {
 					if _, err := Explore(m.sc, m.opt); err != nil {
 						t.Logf("internal error: %v", err)
 						got.runs = -1
@@ -179,11 +183,13 @@ func caughtWith(t *testing.T, name string, wrong *bool, what string) {
 // the in-place check an interrupt leaves pending tells them apart too:
 // there the mark changes no count.)
 func TestAfterEventUnmarkedCaught(t *testing.T) {
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	sc, opt := quietIRQ()
-	m := soundMode{"quiet interrupt", sc, opt}
+	h := new(testHooks)
+	m := soundMode{"quiet interrupt", sc, hooked(opt, h)}
 	var without, with outcome
-	withSet(&noAfterEvent, func() { without = afterEventOutcome(t, m) })
-	withSet(&afterEvUnmarked, func() { with = afterEventOutcome(t, m) })
+	withSet(t, h, &h.noAfterEvent, func() { without = afterEventOutcome(t, m) })
+	withSet(t, h, &h.afterEvUnmarked, func() { with = afterEventOutcome(t, m) })
 	if with.String() == without.String() {
 		t.Fatalf("the states after interrupts without their mark went unnoticed: %d schedules", with.runs)
 	}
@@ -196,10 +202,10 @@ func TestAfterEventUnmarkedCaught(t *testing.T) {
 // thousand times at least where an interrupt has two ops (quietIRQ's has
 // one).
 func TestBetweenOpsSound(t *testing.T) {
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	var n atomic.Int64
-	betweenOpsHits = &n
-	defer func() { betweenOpsHits = nil }()
-	eachModeWithout(t, &noBetweenOps, func(t *testing.T, m soundMode, without, with outcome) {
+	h := &testHooks{betweenOpsHits: &n}
+	eachModeWithout(t, h, &h.noBetweenOps, func(t *testing.T, m soundMode, without, with outcome) {
 		hits := n.Swap(0)
 		if with.String() != without.String() {
 			t.Errorf("the lookups between an interrupt's ops change the result:\nwithout:\n%s\nwith:\n%s", without, with)
@@ -214,12 +220,16 @@ func TestBetweenOpsSound(t *testing.T) {
 // TestBetweenOpsNestedSound: the lookups between the ops of an interrupt
 // nested in another, left out, give the same outcome when they are made.
 func TestBetweenOpsNestedSound(t *testing.T) {
-	sameWithout(t, &betweenOpsNested, "leaving out the lookups between a nested interrupt's ops")
+	t.Parallel() // its hooks are its explorations' (hooks.go)
+	h := new(testHooks)
+	sameWithout(t, h, &h.betweenOpsNested, "leaving out the lookups between a nested interrupt's ops")
 }
 
 // TestBetweenOpsNoClockCaught: the point between an interrupt's ops
 // looked up without moving the clock on is caught (std's known findings
 // detected just after it are counted for the wrong subtrees).
 func TestBetweenOpsNoClockCaught(t *testing.T) {
-	caughtWith(t, "std", &betweenOpsNoClock, "the points between an interrupt's ops looked up without moving the clock")
+	t.Parallel() // its hooks are its explorations' (hooks.go)
+	h := new(testHooks)
+	caughtWith(t, "std", h, &h.betweenOpsNoClock, "the points between an interrupt's ops looked up without moving the clock")
 }

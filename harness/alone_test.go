@@ -17,14 +17,11 @@ func TestAloneNeverHits(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores std and peer-spin sixteen times")
 	}
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	for _, m := range afterEventModes(t) {
 		t.Run(m.name, func(t *testing.T) {
 			var n aloneCounts
-			aloneProbe = &n
-			probed := func() outcome {
-				defer func() { aloneProbe = nil }()
-				return afterEventOutcome(t, m)
-			}()
+			probed := afterEventOutcome(t, soundMode{m.name, m.sc, hooked(m.opt, &testHooks{aloneProbe: &n})})
 			with := afterEventOutcome(t, m)
 			lookups, hits := n.lookups.Load(), n.hits.Load()
 			if hits != 0 {
@@ -50,12 +47,11 @@ func TestAloneWrongCaught(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores std")
 	}
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	for _, wrong := range []string{"remote", "returned"} {
 		t.Run(wrong, func(t *testing.T) {
 			var n aloneCounts
-			aloneProbe, aloneWrong = &n, wrong
-			defer func() { aloneProbe, aloneWrong = nil, "" }()
-			explored(t, Standard(fgraph.Latest), ExploreOptions{Cache: true})
+			explored(t, Standard(fgraph.Latest), hooked(ExploreOptions{Cache: true}, &testHooks{aloneProbe: &n, aloneWrong: wrong}))
 			if n.hits.Load() == 0 {
 				t.Fatalf("the wrong rule went unnoticed: none of its %d lookups hit", n.lookups.Load())
 			}
@@ -68,9 +64,9 @@ func TestAloneWrongCaught(t *testing.T) {
 // states that are alone makes fewer lookups and stores fewer states, for
 // the same runs and hits.
 func TestAloneStoresFewer(t *testing.T) {
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	sc, opt := Standard(fgraph.Latest), ExploreOptions{Cache: true}
-	var all *Summary
-	withSet(&noAlone, func() { _, all = exploredSummary(t, sc, opt) })
+	_, all := exploredSummary(t, sc, hooked(opt, &testHooks{noAlone: true}))
 	_, some := exploredSummary(t, sc, opt)
 	a, s := all.Cache, some.Cache
 	if s.Lookups >= a.Lookups || s.States >= a.States || s.Hits != a.Hits || some.Executed != all.Executed {

@@ -753,7 +753,7 @@ type cacheState struct {
 // subtree's totals are counted when it ends.
 func (d *dfs) lookup() (hit bool) {
 	alone := d.cache.r.alone()
-	if alone && aloneProbe == nil {
+	if alone && d.cache.r.hk.aloneProbe == nil {
 		return false
 	}
 	// The point is recorded in place: a keyed is a kilobyte, and
@@ -763,9 +763,9 @@ func (d *dfs) lookup() (hit bool) {
 	kd := &d.keys[n]
 	hit = d.cache.find(kd, len(d.path))
 	if alone {
-		aloneProbe.lookups.Add(1)
+		d.cache.r.hk.aloneProbe.lookups.Add(1)
 		if hit {
-			aloneProbe.hits.Add(1)
+			d.cache.r.hk.aloneProbe.hits.Add(1)
 		}
 	}
 	if hit {
@@ -821,7 +821,7 @@ func (d *dfs) lookup() (hit bool) {
 // of 1,914,024, 79.0 MiB of tables instead of 125.0; peer-spin K=2
 // 12,367 instead of 16,289; peer-spin K=3 158,203 instead of 162,125.
 func (r *runner) alone() bool {
-	if noAlone || r.eUsed > 0 && aloneWrong != "remote" {
+	if r.hk.noAlone || r.eUsed > 0 && r.hk.aloneWrong != "remote" {
 		return false
 	}
 	open := 0
@@ -833,19 +833,8 @@ func (r *runner) alone() bool {
 	if r.afterEv {
 		open++ // the interrupt just returned: its yield is where the context stands
 	}
-	return r.kUsed == open || aloneWrong == "returned"
+	return r.kUsed == open || r.hk.aloneWrong == "returned"
 }
-
-// Test hooks: noAlone looks every state up (alone never holds);
-// aloneProbe, if set, makes the lookups alone would leave out and counts
-// them and their hits; aloneWrong is a wrong rule: "remote", a remote
-// action's placement taken for one no other path shares, or "returned",
-// an interrupt's that returned before the last one.
-var (
-	noAlone    bool
-	aloneProbe *aloneCounts
-	aloneWrong string
-)
 
 // aloneCounts is what aloneProbe counts.
 type aloneCounts struct{ lookups, hits atomic.Int64 }
@@ -923,7 +912,7 @@ func (cs *cacheState) find(kd *keyed, depth int) (hit bool) {
 // default (only shard 0 counts that run).
 func (d *dfs) tail() {
 	cs := d.cache
-	if cs.hit || d.pm != nil && d.zero || noTails {
+	if cs.hit || d.pm != nil && d.zero || cs.r.hk.noTails {
 		return
 	}
 	n := len(cs.tails)
@@ -932,9 +921,6 @@ func (d *dfs) tail() {
 		cs.tails = cs.tails[:n]
 	}
 }
-
-// noTails, in tests, turns the tail lookups off.
-var noTails bool
 
 // storeTails stores the tails the run just counted recorded (counted:
 // the run, or the stored tail it hit, was added to the totals).
@@ -1078,11 +1064,11 @@ func (r *runner) lookupAhead(off, noClock bool) *dfs {
 // Not while a merged representative's stop is deferred (its verdict is
 // made; remotes.go), nor without the cache.
 func (r *runner) afterEvent() {
-	d := r.lookupAhead(noAfterEvent, false)
+	d := r.lookupAhead(r.hk.noAfterEvent, false)
 	if d == nil {
 		return
 	}
-	if len(r.ctxs) > 1 && !afterEvNested {
+	if len(r.ctxs) > 1 && !r.hk.afterEvNested {
 		// Back inside an interrupt after a nested one: not looked up. A
 		// run that would hit there goes on, as the run that stored that
 		// point did, to the outer interrupt's return, and hits there:
@@ -1094,11 +1080,11 @@ func (r *runner) afterEvent() {
 		// executes 18 % more (6 Dec 2026).
 		return
 	}
-	r.afterEv = !afterEvUnmarked
+	r.afterEv = !r.hk.afterEvUnmarked
 	hit := d.lookup()
 	r.afterEv = false
-	if afterEvHits != nil && hit {
-		afterEvHits.Add(1)
+	if r.hk.afterEvHits != nil && hit {
+		r.hk.afterEvHits.Add(1)
 	}
 }
 
@@ -1120,42 +1106,17 @@ func (r *runner) afterEvent() {
 // lookups cost more than they save (peer-spin K=3 with them: 10,655 M
 // instructions, without: 10,284 M; 6 Dec 2026).
 func (r *runner) betweenOps() {
-	d := r.lookupAhead(noBetweenOps, betweenOpsNoClock)
+	d := r.lookupAhead(r.hk.noBetweenOps, r.hk.betweenOpsNoClock)
 	if d == nil {
 		return
 	}
-	if len(r.ctxs) > 2 && !betweenOpsNested {
+	if len(r.ctxs) > 2 && !r.hk.betweenOpsNested {
 		return
 	}
-	if d.lookup() && betweenOpsHits != nil {
-		betweenOpsHits.Add(1)
+	if d.lookup() && r.hk.betweenOpsHits != nil {
+		r.hk.betweenOpsHits.Add(1)
 	}
 }
-
-// Test hooks: noBetweenOps turns the lookups between an interrupt's ops
-// off; betweenOpsNested makes them in nested interrupts too;
-// betweenOpsNoClock leaves the clock where it was (a wrong rule: a
-// detection in the op after the point then has the clock of the point,
-// and the point's subtree takes it for its prefix's); betweenOpsHits, if
-// set, counts their hits.
-var (
-	noBetweenOps      bool
-	betweenOpsNested  bool
-	betweenOpsNoClock bool
-	betweenOpsHits    *atomic.Int64
-)
-
-// Test hooks: noAfterEvent turns the lookups after interrupts off;
-// afterEvNested turns on those back inside an interrupt;
-// afterEvUnmarked leaves the mark out of their states (a wrong state
-// definition: a state after an event then equals a choice point's at the
-// same yield); afterEvHits, if set, counts their hits.
-var (
-	noAfterEvent    bool
-	afterEvNested   bool
-	afterEvUnmarked bool
-	afterEvHits     *atomic.Int64
-)
 
 // since is the totals counted since kd was recorded: its subtree's.
 func (cs *cacheState) since(kd *keyed) totals {
@@ -1334,14 +1295,6 @@ func (d *dfs) countHit(res *Result, s *Summary) (t totals) {
 func (s Schedule) clone() Schedule {
 	return Schedule{Events: append([]Event(nil), s.Events...), Orders: append([]Order(nil), s.Orders...)}
 }
-
-// verifyHook, when set (tests), puts the cache in verify mode: no subtree
-// is skipped; each one whose state was seen before is explored again and
-// its totals compared with the stored ones; the hook gets both visits'
-// schedules so far when they differ (and whether the encodings were equal:
-// false is a hash collision; and whether the per-finding known totals
-// were).
-var verifyHook func(first, again Schedule, want, got cacheEntry, sameEncoding, sameKnown bool)
 
 // chunked is a store of Ts in chunks of 1<<shift that never move once
 // full (an index is its chunk's number times the chunk length plus its

@@ -52,6 +52,10 @@ func TestEngineSoundKernel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores std on the compiled tree three times")
 	}
+	// The only parallel test of the compiled tree, whose loaded object
+	// (cload) one exploration at a time drives: the others set the
+	// hook cload.StateDrop, and have ended before it starts.
+	t.Parallel()
 	scs := kernelCacheScenarios(t)
 	ran := int64(0)
 	for _, sc := range scs {

@@ -265,6 +265,7 @@ func TestCacheVerifyEverySubtree(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores peer-spin and std in verify mode")
 	}
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	verifySubtrees(t, []*Scenario{PeerSpin(fgraph.Latest), Standard(fgraph.Latest)}, ExploreOptions{Cache: true})
 }
 
@@ -272,10 +273,11 @@ func TestCacheVerifyEverySubtree(t *testing.T) {
 // reports every state whose subtree's totals differ from its first visit.
 func verifySubtrees(t *testing.T, scs []*Scenario, opt ExploreOptions) {
 	t.Helper()
-	defer func() { verifyHook = nil }()
 	for _, sc := range scs {
 		bad := 0
-		verifyHook = func(first, again Schedule, want, got cacheEntry, same, _ bool) {
+		h := new(testHooks)
+		opt := hooked(opt, h)
+		h.verifyHook = func(first, again Schedule, want, got cacheEntry, same, _ bool) {
 			bad++
 			if bad <= 2 {
 				f1, f2 := &File{Scenario: sc, Schedule: first}, &File{Scenario: sc, Schedule: again}
@@ -412,12 +414,10 @@ func TestCacheTails(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores std and peer-spin four times")
 	}
-	defer func() { noTails, idleAll = false, false }()
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	for _, sc := range []*Scenario{Standard(fgraph.Latest), PeerSpin(fgraph.Latest)} {
 		want := explored(t, sc, ExploreOptions{})
-		noTails = true
-		off, soff := exploredSummary(t, sc, ExploreOptions{Cache: true})
-		noTails = false
+		off, soff := exploredSummary(t, sc, hooked(ExploreOptions{Cache: true}, &testHooks{noTails: true}))
 		on, son := exploredSummary(t, sc, ExploreOptions{Cache: true})
 		if on.String() != want.String() || off.String() != want.String() {
 			t.Errorf("%s: with tails %s\nwithout %s\nwant %s", sc.Name, on, off, want)
@@ -429,8 +429,8 @@ func TestCacheTails(t *testing.T) {
 	}
 	st := Standard(fgraph.Latest)
 	want := explored(t, st, ExploreOptions{RunOptions: RunOptions{KeepGoing: true}})
-	idleAll = true
-	if got := explored(t, st, ExploreOptions{RunOptions: RunOptions{KeepGoing: true}, Cache: true}); got.String() == want.String() {
+	idle := hooked(ExploreOptions{RunOptions: RunOptions{KeepGoing: true}, Cache: true}, &testHooks{idleAll: true})
+	if got := explored(t, st, idle); got.String() == want.String() {
 		t.Errorf("a state without the digest of a task in the middle of an op was not caught")
 	}
 }
@@ -440,12 +440,10 @@ func TestCacheTails(t *testing.T) {
 // the runs it starts without them (in one shared table they filled it
 // first, and std at C=3 ran 3.3 M schedules instead of 2.1 M).
 func TestCacheTailsOwnTable(t *testing.T) {
-	defer func() { noTails = false }()
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	sc := Standard(fgraph.Latest)
 	opt := ExploreOptions{Cache: true, CacheEntries: 2048}
-	noTails = true
-	off, soff := exploredSummary(t, sc, opt)
-	noTails = false
+	off, soff := exploredSummary(t, sc, hooked(opt, &testHooks{noTails: true}))
 	on, son := exploredSummary(t, sc, opt)
 	if on.String() != off.String() {
 		t.Errorf("with tails %s\nwithout %s", on, off)
@@ -468,20 +466,17 @@ func TestCacheLogWindow(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores std, peer-spin and every mutant at C=1")
 	}
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	scs := soundScenarios()
 	for _, sc := range scs[2:] {
 		sc.Bound.C = 1 // every mutant at the full bound takes 75 s
 	}
 	checkLogWindow(t, scs, 2)
-	checkDeadLog = true
-	defer func() { checkDeadLog = false }()
 	for _, wrong := range []struct {
 		name string
-		flag *bool
-	}{{"records a context owns left out", &logTooNarrow}, {"every task context idle", &idleAll}} {
-		*wrong.flag = true
-		reads, marks := deadLogRun(t, Standard(fgraph.Latest))
-		*wrong.flag = false
+		h    *testHooks
+	}{{"records a context owns left out", &testHooks{logTooNarrow: true}}, {"every task context idle", &testHooks{idleAll: true}}} {
+		reads, marks := deadLogRun(t, Standard(fgraph.Latest), wrong.h)
 		t.Logf("wrong rule %q: %d reads of %d records left out", wrong.name, reads, marks)
 		if reads == 0 {
 			t.Errorf("wrong rule %q not caught", wrong.name)
@@ -493,11 +488,9 @@ func TestCacheLogWindow(t *testing.T) {
 // worker) and requires that no check read a record the state's log window
 // had left out; the first full of them must have left some out.
 func checkLogWindow(t *testing.T, scs []*Scenario, full int) {
-	checkDeadLog = true
-	defer func() { checkDeadLog = false }()
 	for i, sc := range scs {
 		t.Run(sc.Name, func(t *testing.T) {
-			reads, marks := deadLogRun(t, sc)
+			reads, marks := deadLogRun(t, sc, new(testHooks))
 			if reads != 0 {
 				t.Errorf("%d reads of records the state's log window had left out (%d left out)", reads, marks)
 			}
@@ -508,14 +501,14 @@ func checkLogWindow(t *testing.T, scs []*Scenario, full int) {
 	}
 }
 
-// deadLogRun explores sc completely with the cache and checkDeadLog on,
-// and returns the reads of records left out and the records left out.
-func deadLogRun(t *testing.T, sc *Scenario) (reads, marks int64) {
+// deadLogRun explores sc completely with the cache and the hooks h with
+// checkDeadLog on, and returns the reads of records left out and the
+// records left out.
+func deadLogRun(t *testing.T, sc *Scenario, h *testHooks) (reads, marks int64) {
 	t.Helper()
-	deadLogReads.Store(0)
-	deadLogMarks.Store(0)
-	explored(t, sc, ExploreOptions{RunOptions: RunOptions{KeepGoing: true}, Cache: true, Workers: 1})
-	return deadLogReads.Load(), deadLogMarks.Load()
+	h.checkDeadLog = true
+	explored(t, sc, hooked(ExploreOptions{RunOptions: RunOptions{KeepGoing: true}, Cache: true, Workers: 1}, h))
+	return h.deadLogReads.Load(), h.deadLogMarks.Load()
 }
 
 // The slab's chunks (and the entries', the same type): the first starts
@@ -759,9 +752,9 @@ func TestKnownTotNZ(t *testing.T) {
 	} {
 		t.Run(m.name, func(t *testing.T) {
 			var all string
-			withSet(&ktAllSlots, func() { all = exploredFull(t, m.sc, m.opt) })
+			withGlobal(&ktAllSlots, func() { all = exploredFull(t, m.sc, m.opt) })
 			var got string
-			withSet(&ktCheck, func() { got = exploredFull(t, m.sc, m.opt) })
+			withGlobal(&ktCheck, func() { got = exploredFull(t, m.sc, m.opt) })
 			if got != all {
 				t.Errorf("visiting the bits of nz:\n%s\nevery finding:\n%s", got, all)
 			}

@@ -39,7 +39,7 @@ package harness
 // of the previous run with its digests off: with check reuse (the same
 // prefix, the same order of events), no trace.
 func (r *runner) replaysDigests(opt RunOptions) bool {
-	return r.reuse != nil && r.reuse.until >= 0 && !opt.Trace && !noDigestReplay
+	return r.reuse != nil && r.reuse.until >= 0 && !opt.Trace && !opt.testHooks().noDigestReplay
 }
 
 // ask offers opts at choice point p to the chooser and returns its answer;
@@ -70,7 +70,7 @@ func (r *runner) chosen(idx int) {
 		if len(rec) != len(r.taskCt)+len(r.ctxs) {
 			internalf("digests: choice point %d recorded %d contexts, the replay has %d", idx, len(rec), len(r.taskCt)+len(r.ctxs))
 		}
-		if !digestNotPutBack {
+		if !r.hk.digestNotPutBack {
 			for i, c := range r.taskCt {
 				c.hist = rec[i]
 			}
@@ -93,8 +93,3 @@ func (r *runner) chosen(idx int) {
 		r.histRec[idx] = rec
 	}
 }
-
-// Test hooks: noDigestReplay keeps the digests on in every run;
-// digestNotPutBack leaves the digests of a replay as they are at the
-// changed choice point (a wrong rule the soundness tests must catch).
-var noDigestReplay, digestNotPutBack bool

@@ -12,7 +12,9 @@ import (
 // interrupt that leaves no trace). TestCacheSound holds the explorer to
 // the plain one on every catalogue mutant.
 func TestDigestReplaySound(t *testing.T) {
-	sameWithout(t, &noDigestReplay, "keeping the digests from the changed choice point on only")
+	t.Parallel() // its hooks are its explorations' (hooks.go)
+	h := new(testHooks)
+	sameWithout(t, h, &h.noDigestReplay, "keeping the digests from the changed choice point on only")
 }
 
 // TestDigestReplayCaught: a replay that leaves the digests as they are at
@@ -26,6 +28,7 @@ func TestDigestReplaySound(t *testing.T) {
 // comparison sees changes.
 func TestDigestReplayCaught(t *testing.T) {
 	for _, name := range []string{"std merged", "M-push-barrier1 merged"} {
-		caughtWith(t, name, &digestNotPutBack, "digests not put back")
+		h := new(testHooks)
+		caughtWith(t, name, h, &h.digestNotPutBack, "digests not put back")
 	}
 }

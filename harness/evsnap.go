@@ -2,7 +2,6 @@ package harness
 
 import (
 	"reflect"
-	"sync/atomic"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -112,18 +111,18 @@ func (r *runner) restoreEvSnap(idx int) bool {
 	m := r.m
 	nlog, nwarn := len(m.Log), len(m.Warnings)
 	var mem []fgraph.Word
-	if evDrop == "memory" {
+	if r.hk.evDrop == "memory" {
 		mem = append(mem, m.Mem...)
 	}
 	r.loadData(&e.snap)
-	if evDrop == "memory" {
+	if r.hk.evDrop == "memory" {
 		copy(m.Mem, mem)
 	}
-	if evDrop != "pending" {
+	if r.hk.evDrop != "pending" {
 		r.loadPending(&e.snap)
 	}
-	if evRestores != nil {
-		evRestores.Add(1)
+	if r.hk.evRestores != nil {
+		r.hk.evRestores.Add(1)
 	}
 	r.replayLogged(e, nlog, nwarn)
 	return true
@@ -213,15 +212,6 @@ func (r *runner) replayLogged(e *evSnap, nlog, nwarn int) {
 	r.applyCov(e.cov)
 }
 
-// Test hooks: evDrop names a part of the data restoreEvSnap leaves as it
-// was ("memory": the words the interrupt wrote; "pending": the lazy
-// engine's pending regions); evRestores, if set, counts the interrupts
-// restored.
-var (
-	evDrop     string
-	evRestores *atomic.Int64
-)
-
 // Op snaps: the ops of an interrupt in flight skipped on replay.
 //
 // An event snap serves a run that replays an interrupt whole. A run whose
@@ -253,12 +243,12 @@ var (
 // they were, and takeOpSnapAt puts them in the snap.
 func (r *runner) takeOpSnap(idx, i int, c *ctx, from [3]int) {
 	q := opPend{idx: idx, op: i, from: from, nops: c.nops, hist: c.hist, tailN: r.tailN}
-	if r.hashing && !opSnapEarly {
+	if r.hashing && !r.hk.opSnapEarly {
 		r.opPend = opPend{on: !r.stopped, idx: idx, op: i, from: from}
-		if opSnapVerify && r.opPend.on {
+		if r.hk.opSnapVerify && r.opPend.on {
 			// The snap as it would be taken here, for takeOpSnapAt to
 			// compare with the one it takes.
-			r.opEarly.ok = !noOpSnaps && r.evSavable()
+			r.opEarly.ok = !r.hk.noOpSnaps && r.evSavable()
 			if r.opEarly.ok {
 				r.fillOpSnap(&r.opEarly.e, q, c)
 			}
@@ -281,19 +271,19 @@ type opPend struct {
 
 // takeOpSnapAt takes the op snap q, of context c.
 func (r *runner) takeOpSnapAt(q opPend, c *ctx) {
-	if noOpSnaps || !r.evSavable() || !r.opUse.worth(c.level, q.op) {
+	if r.hk.noOpSnaps || !r.evSavable() || !r.opUse.worth(c.level, q.op) && !r.hk.opSnapAlways {
 		return
 	}
 	r.opUse.took(c.level, q.op)
-	if opTaken != nil {
-		opTaken.Add(1)
+	if r.hk.opTaken != nil {
+		r.hk.opTaken.Add(1)
 	}
 	if len(c.buf) > 0 || len(c.stored) > 0 || c.lz != nil || c.entry != nil || c.pop != nil || c.resv != nil {
 		internalf("op snap: %s has stores, an instance or a call in flight after op %d", c.name, q.op)
 	}
 	p := r.nextEvSnap()
 	r.fillOpSnap(p, q, c)
-	if opSnapVerify && q.on {
+	if r.hk.opSnapVerify && q.on {
 		if !r.opEarly.ok {
 			internalf("op snap after op %d: taken after the lookup, not before it", q.op)
 		}
@@ -340,10 +330,10 @@ func (r *runner) fillOpSnap(p *evSnap, q opPend, c *ctx) {
 	r.fillEvSnap(p, q.idx, q.op, q.from)
 	p.c = *c
 	p.c.buf, p.c.spare, p.c.rest, p.c.restBuf, p.c.stored = nil, nil, nil, nil, nil
-	if opSnapDrop != "count" {
+	if r.hk.opSnapDrop != "count" {
 		p.c.nops, p.c.hist = q.nops, q.hist
 	}
-	if !opSnapClockAfter {
+	if !r.hk.opSnapClockAfter {
 		p.tailN = q.tailN
 	}
 }
@@ -352,7 +342,7 @@ func (r *runner) fillOpSnap(p *evSnap, q opPend, c *ctx) {
 // is choice point idx and whose context is c, if the run replays past it,
 // and returns the index of the op to run next (0: none put back).
 func (r *runner) restoreOpSnap(idx int, c *ctx) int {
-	if !r.evOn() || noOpSnaps {
+	if !r.evOn() || r.hk.noOpSnaps {
 		return 0
 	}
 	e := r.findEvSnap(idx, true)
@@ -362,15 +352,15 @@ func (r *runner) restoreOpSnap(idx int, c *ctx) int {
 	m := r.m
 	nlog, nwarn := len(m.Log), len(m.Warnings)
 	buf, spare, restBuf, stored := c.buf[:0], c.spare, c.restBuf, c.stored[:0]
-	if opSnapDrop != "context" {
+	if r.hk.opSnapDrop != "context" {
 		*c = e.c
 	}
 	c.buf, c.spare, c.restBuf, c.rest, c.stored = buf, spare, restBuf, nil, stored
 	r.opUse.putBack(c.level, e.op)
-	if opRestores != nil {
-		opRestores.Add(1)
+	if r.hk.opRestores != nil {
+		r.hk.opRestores.Add(1)
 	}
-	if opSnapDrop != "data" {
+	if r.hk.opSnapDrop != "data" {
 		r.loadData(&e.snap)
 		r.loadPending(&e.snap)
 	}
@@ -406,7 +396,7 @@ type opSnapUse struct {
 
 // worth reports whether an op snap after op i at level l may be put back.
 func (u *opSnapUse) worth(l, i int) bool {
-	if l >= 8 || i >= 8 || opSnapAlways {
+	if l >= 8 || i >= 8 {
 		return true
 	}
 	return u.put[l][i] > 0 || u.taken[l][i] < opSnapProbe
@@ -423,26 +413,3 @@ func (u *opSnapUse) putBack(l, i int) {
 		u.put[l][i]++
 	}
 }
-
-// Test hooks: noOpSnaps turns the op snaps off; opSnapDrop names a part of
-// them restoreOpSnap leaves out ("data": all but the interrupt's context;
-// "context": the context, left as the interrupt created it; "count": the
-// context's op count and digest as the next op's exec left them, in a
-// snap taken after the lookup); opRestores, if set, counts the op snaps
-// put back; opSnapAlways takes every op snap (opSnapUse left out);
-// opTaken, if set, counts those taken; opSnapEarly takes op snaps before
-// the lookup between the ops, as without the cache; opSnapClockAfter
-// keeps the clock as the lookup left it in a snap taken after it (a wrong
-// rule); opSnapVerify also fills a snap before the lookup and requires
-// the one taken after it to be equal (an internal error if not; a snap
-// not taken because the run stopped at the lookup is not compared).
-var (
-	opSnapAlways     bool
-	opTaken          *atomic.Int64
-	opSnapVerify     bool
-	noOpSnaps        bool
-	opSnapDrop       string
-	opRestores       *atomic.Int64
-	opSnapEarly      bool
-	opSnapClockAfter bool
-)

@@ -10,9 +10,6 @@ import (
 	"github.com/fgcheck/fgcheck/fgraph"
 )
 
-// withoutEvSnaps runs f with the event snaps off.
-func withoutEvSnaps(f func()) { withSet(&noEvSnaps, f) }
-
 // TestEvSnapsSound: the explorer with event snaps (interrupts of a
 // replayed prefix restored instead of run again, evsnap.go) and without
 // give the same counts, verdicts, known findings, coverage, first
@@ -24,21 +21,25 @@ func withoutEvSnaps(f func()) { withSet(&noEvSnaps, f) }
 // (TestResumeSound and TestCacheSound hold the explorer with them to the
 // one without any prefix sharing on every mutant.)
 func TestEvSnapsSound(t *testing.T) {
-	snapsSound(t, &noEvSnaps, &evRestores, "interrupts restored from event snaps")
+	t.Parallel() // its hooks are its explorations' (hooks.go)
+	h := new(testHooks)
+	snapsSound(t, h, &h.noEvSnaps, &h.evRestores, "interrupts restored from event snaps")
 }
 
-// snapsSound explores each of opSnapModes with *off set and as it is, with
+// snapsSound explores each of opSnapModes with *off set and as it is (off
+// and restores are fields of h, which every exploration carries), with
 // *restores counting what is put back, and requires the same outcome and
 // the same schedules run, and hundreds put back at least; what names
 // those.
-func snapsSound(t *testing.T, off *bool, restores **atomic.Int64, what string) {
+func snapsSound(t *testing.T, h *testHooks, off *bool, restores **atomic.Int64, what string) {
 	if testing.Short() {
 		t.Skip("explores std and peer-spin twelve times")
 	}
 	for _, c := range opSnapModes(t) {
+		c.opt = hooked(c.opt, h)
 		t.Run(c.name, func(t *testing.T) {
 			var without string
-			withSet(off, func() { without = exploredWithSchedules(t, c.sc, c.opt) })
+			withSet(t, h, off, func() { without = exploredWithSchedules(t, c.sc, c.opt) })
 			var n atomic.Int64
 			*restores = &n
 			with := exploredWithSchedules(t, c.sc, c.opt)
@@ -63,6 +64,7 @@ func TestEvSnapsIncompleteCaught(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores std and peer-spin twice each")
 	}
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	keep := RunOptions{KeepGoing: true}
 	for _, c := range []struct {
 		drop string
@@ -72,19 +74,15 @@ func TestEvSnapsIncompleteCaught(t *testing.T) {
 		{"memory", Standard(fgraph.Latest), ExploreOptions{Cache: true, RunOptions: keep}},
 		{"pending", PeerSpin(fgraph.Latest), ExploreOptions{Cache: true, LazyOrders: true, RunOptions: keep}},
 	} {
-		var without string
-		withoutEvSnaps(func() { without = exploredFull(t, c.sc, c.opt) })
-		func() {
-			evDrop = c.drop
-			defer func() { evDrop = "" }()
-			if _, err := Explore(c.sc, c.opt); err != nil {
-				t.Logf("without the %s: %v", c.drop, err)
-				return
-			}
-			if got := exploredFull(t, c.sc, c.opt); got == without {
-				t.Errorf("event snaps without the %s went unnoticed", c.drop)
-			}
-		}()
+		without := exploredFull(t, c.sc, hooked(c.opt, &testHooks{noEvSnaps: true}))
+		wrong := hooked(c.opt, &testHooks{evDrop: c.drop})
+		if _, err := Explore(c.sc, wrong); err != nil {
+			t.Logf("without the %s: %v", c.drop, err)
+			continue
+		}
+		if got := exploredFull(t, c.sc, wrong); got == without {
+			t.Errorf("event snaps without the %s went unnoticed", c.drop)
+		}
 	}
 }
 
@@ -97,7 +95,9 @@ func TestEvSnapsIncompleteCaught(t *testing.T) {
 // and without a mutant); the snaps are put back there, hundreds of times
 // at least.
 func TestOpSnapsSound(t *testing.T) {
-	snapsSound(t, &noOpSnaps, &opRestores, "op snaps put back")
+	t.Parallel() // its hooks are its explorations' (hooks.go)
+	h := new(testHooks)
+	snapsSound(t, h, &h.noOpSnaps, &h.opRestores, "op snaps put back")
 }
 
 // exploredWithSchedules is exploredFull with a digest of every counted
@@ -140,18 +140,17 @@ func TestOpSnapsIncompleteCaught(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores std twice for each part left out")
 	}
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	m := opSnapModes(t)[1]
-	var without string
-	withSet(&noOpSnaps, func() { without = exploredWithSchedules(t, m.sc, m.opt) })
+	without := exploredWithSchedules(t, m.sc, hooked(m.opt, &testHooks{noOpSnaps: true}))
 	for _, drop := range []string{"data", "context"} {
 		t.Run(drop, func(t *testing.T) {
-			opSnapDrop = drop
-			defer func() { opSnapDrop = "" }()
-			if _, err := Explore(m.sc, m.opt); err != nil {
+			wrong := hooked(m.opt, &testHooks{opSnapDrop: drop})
+			if _, err := Explore(m.sc, wrong); err != nil {
 				t.Logf("without the %s: %v", drop, err)
 				return
 			}
-			if got := exploredWithSchedules(t, m.sc, m.opt); got == without {
+			if got := exploredWithSchedules(t, m.sc, wrong); got == without {
 				t.Errorf("op snaps without the %s went unnoticed", drop)
 			}
 		})
@@ -167,6 +166,7 @@ func TestOpSnapsIncompleteCaught(t *testing.T) {
 // TestOpSnapsSound, peer-spin K=3 included, which also gives the same
 // outcome as the snaps taken before the lookups.
 func TestOpSnapsAfterLookupVerified(t *testing.T) {
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	modes := opSnapModes(t)
 	k3 := PeerSpin(fgraph.Latest)
 	k3.Bound.K = 3
@@ -176,13 +176,9 @@ func TestOpSnapsAfterLookupVerified(t *testing.T) {
 			continue
 		}
 		t.Run(m.name, func(t *testing.T) {
-			var early string
-			withSet(&opSnapEarly, func() { early = exploredWithSchedules(t, m.sc, m.opt) })
+			early := exploredWithSchedules(t, m.sc, hooked(m.opt, &testHooks{opSnapEarly: true}))
 			var n atomic.Int64
-			opRestores = &n
-			defer func() { opRestores = nil }()
-			var late string
-			withSet(&opSnapVerify, func() { late = exploredWithSchedules(t, m.sc, m.opt) })
+			late := exploredWithSchedules(t, m.sc, hooked(m.opt, &testHooks{opSnapVerify: true, opRestores: &n}))
 			if late != early {
 				t.Errorf("op snaps taken after the lookups:\n%s\nbefore them:\n%s", late, early)
 			}
@@ -203,19 +199,19 @@ func TestOpSnapsAfterLookupVerified(t *testing.T) {
 // come after its changed choice point, past the clocks of the points on
 // its shared prefix).
 func TestOpSnapsAfterLookupCaught(t *testing.T) {
+	t.Parallel() // its hooks are its explorations' (hooks.go)
+
 	m := opSnapModes(t)[1] // std cached
 	for _, tc := range []struct {
 		name  string
-		wrong func() func()
+		wrong *testHooks
 	}{
-		{"the clock after the lookup", func() func() { opSnapClockAfter = true; return func() { opSnapClockAfter = false } }},
-		{"the op count and digest after exec", func() func() { opSnapDrop = "count"; return func() { opSnapDrop = "" } }},
+		{"the clock after the lookup", &testHooks{opSnapClockAfter: true}},
+		{"the op count and digest after exec", &testHooks{opSnapDrop: "count"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			defer tc.wrong()()
-			opSnapVerify = true
-			defer func() { opSnapVerify = false }()
-			_, err := Explore(m.sc, m.opt)
+			tc.wrong.opSnapVerify = true
+			_, err := Explore(m.sc, hooked(m.opt, tc.wrong))
 			if err == nil || !strings.Contains(err.Error(), "op snap after op") {
 				t.Fatalf("%s went unnoticed (err %v)", tc.name, err)
 			}
@@ -255,6 +251,7 @@ func TestOpSnapUseWorth(t *testing.T) {
 // K=3 and std put back as many with the rule as with every op snap taken,
 // and peer-spin K=3 takes fewer (its NMIs' snaps before their return).
 func TestOpSnapUseKeepsRestores(t *testing.T) {
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	k3 := PeerSpin(fgraph.Latest)
 	k3.Bound.K = 3
 	opt := ExploreOptions{Cache: true, LazyOrders: true}
@@ -264,18 +261,16 @@ func TestOpSnapUseKeepsRestores(t *testing.T) {
 		{"std", Standard(fgraph.Latest), ExploreOptions{Cache: true, MergeRemotes: true}},
 	} {
 		t.Run(m.name, func(t *testing.T) {
-			count := func() (taken, put int64) {
+			count := func(always bool) (taken, put int64) {
 				var tk, pb atomic.Int64
-				opTaken, opRestores = &tk, &pb
-				defer func() { opTaken, opRestores = nil, nil }()
-				if _, err := Explore(m.sc, m.opt); err != nil {
+				h := &testHooks{opTaken: &tk, opRestores: &pb, opSnapAlways: always}
+				if _, err := Explore(m.sc, hooked(m.opt, h)); err != nil {
 					t.Fatal(err)
 				}
 				return tk.Load(), pb.Load()
 			}
-			taken, put := count()
-			var allTaken, allPut int64
-			withSet(&opSnapAlways, func() { allTaken, allPut = count() })
+			taken, put := count(false)
+			allTaken, allPut := count(true)
 			t.Logf("op snaps taken %d (every one: %d), put back %d (%d)", taken, allTaken, put, allPut)
 			if put != allPut || put == 0 {
 				t.Errorf("op snaps put back: %d, with every one taken %d", put, allPut)

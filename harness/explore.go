@@ -523,6 +523,7 @@ func Explore(sc *Scenario, opt ExploreOptions) (*Summary, error) {
 	var stbl *splitTable
 	if wc != nil {
 		stbl = newSplitTable(opt.CacheEntries, workers > 1)
+		stbl.hk = opt.testHooks()
 		stbl.mem.prefault = prefaultFor(workers)
 	}
 	var wg sync.WaitGroup
@@ -650,7 +651,7 @@ func (e *explorer) piece(i int, wc *stateCache, sp *splitter, seen *readerSeen, 
 	r.skipper, r.fdfs = d, d
 	if wc != nil {
 		r.hashing = true
-		d.cache = &cacheState{c: wc, r: r, verify: verifyHook, sp: sp}
+		d.cache = &cacheState{c: wc, r: r, verify: r.hk.verifyHook, sp: sp}
 		r.tails = d
 		defer d.cache.flush()
 	}

@@ -39,7 +39,7 @@ package harness
 // the fast path on its replayed prefix.
 func (r *runner) fastReplays(ch Chooser, opt RunOptions) bool {
 	return r.fdfs != nil && ch == Chooser(r.fdfs) && opt.wrap == nil && !opt.Trace && !r.compiled &&
-		r.reuse != nil && r.reuse.until >= 0 && !noFastReplay
+		r.reuse != nil && r.reuse.until >= 0 && !opt.testHooks().noFastReplay
 }
 
 // replayed reports whether the yield point just numbered is done with on
@@ -57,7 +57,7 @@ func (r *runner) replayed(c *ctx) bool {
 		internalf("fast replay: yield point %d is past choice point %d's (%d)", r.nchoose, r.points, at)
 	}
 	d := r.fdfs
-	if lz := c.lz; lz != nil && (lz.k == len(lz.buf) || fastAvoidsLazy) && !fastIgnoresLazy || d.path[r.points].c != 0 {
+	if lz := c.lz; lz != nil && (lz.k == len(lz.buf) || r.hk.fastAvoidsLazy) && !r.hk.fastIgnoresLazy || d.path[r.points].c != 0 {
 		return false
 	}
 	if d.pos != r.points {
@@ -82,9 +82,3 @@ func (r *runner) noteChoicePoint(p *Point) {
 	}
 	r.cpAt[i] = at
 }
-
-// Test hooks: noFastReplay turns the fast path off; fastAvoidsLazy keeps
-// it out of pending instances altogether (as before 6 Dec 2026, evening);
-// fastIgnoresLazy takes it at an instance's last commit too (a wrong rule
-// the soundness test must catch).
-var noFastReplay, fastAvoidsLazy, fastIgnoresLazy bool

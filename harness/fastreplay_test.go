@@ -9,14 +9,18 @@ import "testing"
 // (std and peer-spin with every engine, a mutant, an interrupt that leaves
 // no trace).
 func TestFastReplaySound(t *testing.T) {
-	sameWithout(t, &noFastReplay, "the fast path")
+	t.Parallel() // its hooks are its explorations' (hooks.go)
+	h := new(testHooks)
+	sameWithout(t, h, &h.noFastReplay, "the fast path")
 }
 
 // TestFastReplayInInstancesSound: the fast path taken at the yields of a
 // pending instance of the lazy engine but its last commit gives what the
 // fast path kept out of every instance gave.
 func TestFastReplayInInstancesSound(t *testing.T) {
-	sameWithout(t, &fastAvoidsLazy, "the fast path inside pending instances")
+	t.Parallel() // its hooks are its explorations' (hooks.go)
+	h := new(testHooks)
+	sameWithout(t, h, &h.fastAvoidsLazy, "the fast path inside pending instances")
 }
 
 // TestFastReplayCaught: a fast path that also takes the default option
@@ -27,5 +31,7 @@ func TestFastReplayInInstancesSound(t *testing.T) {
 // 103,528 and 9,639). Elsewhere in afterEventModes nothing it compares
 // changes.
 func TestFastReplayCaught(t *testing.T) {
-	caughtWith(t, "peer-spin M-push-barrier1 lazy", &fastIgnoresLazy, "the fast path at an instance's last commit")
+	t.Parallel() // its hooks are its explorations' (hooks.go)
+	h := new(testHooks)
+	caughtWith(t, "peer-spin M-push-barrier1 lazy", h, &h.fastIgnoresLazy, "the fast path at an instance's last commit")
 }

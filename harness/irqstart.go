@@ -2,7 +2,6 @@ package harness
 
 import (
 	"math"
-	"sync/atomic"
 
 	"github.com/fgcheck/fgcheck/fgraph"
 )
@@ -89,21 +88,6 @@ type entrySnaps struct {
 	// none: the replayed part is counted).
 	cov *Coverage
 }
-
-// noIRQStart turns the runs that start at an interrupt off (tests);
-// irqStartDrop names a part of the state a catch-up leaves as the replay
-// made it ("data": memory, the model, the verdicts, what saveData
-// saves), a wrong catch-up, or that a start and a catch-up both leave as
-// the run had it ("pending": the lazy engine's pending regions), or that
-// a start leaves as the pool's record holds it ("instance": the task's
-// pending instance, as the last run to use the record left it).
-// irqStarts and catchUps, if set, count the runs that started at an
-// interrupt's entry and those of them that caught up.
-var (
-	noIRQStart          bool
-	irqStartDrop        string
-	irqStarts, catchUps *atomic.Int64
-)
 
 // irqStartOn reports whether this run may take and use entry snaps.
 func (r *runner) irqStartOn() bool {
@@ -234,7 +218,7 @@ func (r *runner) entryReturned(idx int) {
 // had not returned there in the previous run, and the snap the run would
 // resume from is before it (the catch-up's start).
 func (r *runner) irqStartFor(until int) *entrySnap {
-	if r.ent == nil || noIRQStart || r.snaps == nil || r.snaps.from == nil || r.tails == nil {
+	if r.ent == nil || r.hk.noIRQStart || r.snaps == nil || r.snaps.from == nil || r.tails == nil {
 		return nil // (without the cache every run goes on after the interrupt)
 	}
 	var best *entrySnap
@@ -250,8 +234,8 @@ func (r *runner) irqStartFor(until int) *entrySnap {
 // interrupt runs from a fresh Go stack; if the run is to go on after it,
 // it catches up.
 func (r *runner) startInIRQ(e *entrySnap) {
-	if irqStarts != nil {
-		irqStarts.Add(1)
+	if r.hk.irqStarts != nil {
+		r.hk.irqStarts.Add(1)
 	}
 	r.loadFull(&e.fullSnap, false)
 	c := r.taskCt[e.cur]
@@ -262,8 +246,8 @@ func (r *runner) startInIRQ(e *entrySnap) {
 		return
 	}
 	// The task goes on: rebuild its Go stack (catchUp).
-	if catchUps != nil {
-		catchUps.Add(1)
+	if r.hk.catchUps != nil {
+		r.hk.catchUps.Add(1)
 	}
 	ent := r.ent
 	f := &ent.spare
@@ -377,7 +361,7 @@ func (r *runner) loadFull(f *fullSnap, live bool) {
 			if r.lzN >= len(r.lzPool) || c.lz != r.lzPool[r.lzN] {
 				internalf("interrupt start: %s's pending instance is not the pool's record %d", c.name, r.lzN)
 			}
-			if irqStartDrop != "instance" {
+			if r.hk.irqStartDrop != "instance" {
 				f.insts[i].load(c.lz)
 			}
 			r.lzN++
@@ -386,12 +370,12 @@ func (r *runner) loadFull(f *fullSnap, live bool) {
 		}
 	}
 	copy(r.pc, p.pc)
-	if live && irqStartDrop == "data" {
+	if live && r.hk.irqStartDrop == "data" {
 		p = &r.ent.noData
 		r.saveData(p) // the data as the replay left it
 	}
 	r.loadData(p)
-	if irqStartDrop != "pending" {
+	if r.hk.irqStartDrop != "pending" {
 		r.loadPending(p)
 	}
 	m := r.m

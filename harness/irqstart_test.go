@@ -8,13 +8,11 @@ import (
 	"github.com/fgcheck/fgcheck/fgraph"
 )
 
-// countIRQStarts sets the hooks that count the runs that start at an
-// interrupt's entry and their catch-ups, for the rest of the test.
-func countIRQStarts(t *testing.T) (starts, catches *atomic.Int64) {
+// countIRQStarts is the hooks that count the runs that start at an
+// interrupt's entry (starts) and their catch-ups (catches).
+func countIRQStarts() (h *testHooks, starts, catches *atomic.Int64) {
 	starts, catches = new(atomic.Int64), new(atomic.Int64)
-	irqStarts, catchUps = starts, catches
-	t.Cleanup(func() { irqStarts, catchUps = nil, nil })
-	return starts, catches
+	return &testHooks{irqStarts: starts, catchUps: catches}, starts, catches
 }
 
 // TestIRQStartSound: runs that start at an interrupt's entry
@@ -27,14 +25,14 @@ func TestIRQStartSound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores std, peer-spin and every mutant twice")
 	}
-	starts, catches := countIRQStarts(t)
+	t.Parallel() // its hooks are its explorations' (hooks.go)
+	h, starts, catches := countIRQStarts()
 	for i, sc := range soundScenarios() {
 		t.Run(sc.Name, func(t *testing.T) {
 			for _, m := range soundModes(i, sc) {
 				m.opt.Cache, m.opt.MergeRemotes = true, true // the runs start only with the cache
-				var off string
-				withSet(&noIRQStart, func() { off = exploredFull(t, m.sc, m.opt) })
-				if on := exploredFull(t, m.sc, m.opt); on != off {
+				off := exploredFull(t, m.sc, hooked(m.opt, &testHooks{noIRQStart: true}))
+				if on := exploredFull(t, m.sc, hooked(m.opt, h)); on != off {
 					t.Errorf("%s: runs that start at an interrupt change the result:\nwithout:\n%s\nwith:\n%s", m.name, off, on)
 				}
 			}
@@ -50,12 +48,10 @@ func TestIRQStartSound(t *testing.T) {
 // it (not as it was after the interrupt) changes std's result, and the
 // comparison sees it.
 func TestIRQStartCaught(t *testing.T) {
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	sc := Standard(fgraph.Latest)
-	opt := ExploreOptions{Cache: true, MergeRemotes: true}
-	var off string
-	withSet(&noIRQStart, func() { off = exploredFull(t, sc, opt) })
-	irqStartDrop = "data"
-	defer func() { irqStartDrop = "" }()
+	off := exploredFull(t, sc, hooked(ExploreOptions{Cache: true, MergeRemotes: true}, &testHooks{noIRQStart: true}))
+	opt := hooked(ExploreOptions{Cache: true, MergeRemotes: true}, &testHooks{irqStartDrop: "data"})
 	if _, err := Explore(sc, opt); err != nil {
 		t.Logf("caught: %v", err)
 		return
@@ -80,7 +76,8 @@ func TestIRQStartLazySound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores std, peer-spin and every mutant twice with lazy orders")
 	}
-	starts, catches := countIRQStarts(t)
+	t.Parallel() // its hooks are its explorations' (hooks.go)
+	h, starts, catches := countIRQStarts()
 	k3 := PeerSpin(fgraph.Latest)
 	k3.Name, k3.Bound.K = "peer-spin K=3", 3
 	for _, sc := range append(lazyScenarios(), k3) {
@@ -92,9 +89,8 @@ func TestIRQStartLazySound(t *testing.T) {
 			if strings.HasPrefix(sc.Name, "peer-spin.") { // lazyScenarios names peer-spin's mutants "peer-spin.M..."
 				opt = ExploreOptions{Cache: true, LazyOrders: true, StopAtFirst: true}
 			}
-			var off string
-			withSet(&noIRQStart, func() { off = exploredFull(t, sc, opt) })
-			if on := exploredFull(t, sc, opt); on != off {
+			off := exploredFull(t, sc, hooked(opt, &testHooks{noIRQStart: true}))
+			if on := exploredFull(t, sc, hooked(opt, h)); on != off {
 				t.Errorf("runs that start at an interrupt change the lazy engine's result:\nwithout:\n%s\nwith:\n%s", off, on)
 			}
 		})
@@ -113,14 +109,13 @@ func TestIRQStartLazySound(t *testing.T) {
 // combos' totals, or the catch-up's check of the instance) or its result
 // differs.
 func TestIRQStartLazyCaught(t *testing.T) {
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	sc := PeerSpin(fgraph.Latest)
 	opt := ExploreOptions{Cache: true, LazyOrders: true, RunOptions: RunOptions{KeepGoing: true}}
-	var off string
-	withSet(&noIRQStart, func() { off = exploredFull(t, sc, opt) })
+	off := exploredFull(t, sc, hooked(opt, &testHooks{noIRQStart: true}))
 	for _, drop := range []string{"pending", "instance"} {
 		t.Run(drop, func(t *testing.T) {
-			irqStartDrop = drop
-			defer func() { irqStartDrop = "" }()
+			opt := hooked(opt, &testHooks{irqStartDrop: drop})
 			if _, err := Explore(sc, opt); err != nil {
 				t.Logf("caught: %v", err)
 				return

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"slices"
-	"sync/atomic"
 
 	"github.com/fgcheck/fgcheck/fgraph"
 )
@@ -48,18 +47,6 @@ import (
 
 const knownWalksMax = 1 << 16
 
-// knownWalksOff turns the kept walks off; knownWalksVerify runs the walk
-// behind every hit and compares (tests), counting them in
-// knownWalksVerified; knownWalksDrop names a part of the digest to leave
-// out ("inputs": knownInputs), to show that the tests catch it.
-var (
-	knownWalksOff      bool
-	knownWalksVerify   bool
-	knownWalksVerified *atomic.Int64
-	knownWalksHits     *atomic.Int64
-	knownWalksDrop     string
-)
-
 // knownWalks holds the kept outcomes; the masks of each shape's kept
 // walks are readerSeen's (kmasks), so that a shape without any costs
 // nothing but the shape readerSeen digests anyway.
@@ -92,10 +79,10 @@ type knownRec struct {
 func (r *runner) knownWalkBefore(t int) bool {
 	o, ok := r.kwalks.lookup(r, t)
 	if ok {
-		if knownWalksHits != nil {
-			knownWalksHits.Add(1)
+		if r.hk.knownWalksHits != nil {
+			r.hk.knownWalksHits.Add(1)
 		}
-		if !knownWalksVerify {
+		if !r.hk.knownWalksVerify {
 			prev := r.rd
 			r.rd = readerCall{name: r.inPlaceReader(), on: true, cur: t, t: t, values: true}
 			r.replayKnownWalk(&o)
@@ -126,7 +113,7 @@ func (r *runner) knownWalkAfter(t, nv, nw int) {
 // knownInputs digests what the matchers and their counterfactuals of an
 // in-place walk of task t read besides the walk's words.
 func (r *runner) knownInputs(t int) uint64 {
-	if knownWalksDrop == "inputs" {
+	if r.hk.knownWalksDrop == "inputs" {
 		return 0 // (a test's wrong digest)
 	}
 	m := r.m
@@ -220,7 +207,7 @@ func (r *runner) replayKnownWalk(o *knownWalk) {
 // knownWalksOn reports whether in-place walks are kept now: the reader
 // memo's conditions, and no trace (a replay makes no walk to trace).
 func (r *runner) knownWalksOn() bool {
-	return !knownWalksOff && r.readerMemoOn() && r.tr == nil && checkHook == nil
+	return !r.hk.knownWalksOff && r.readerMemoOn() && r.tr == nil && r.hk.checkHook == nil
 }
 
 // allKnown reports whether the walk reported something, all of it known
@@ -241,7 +228,7 @@ func (r *runner) verifyKnownWalk(o *knownWalk, nv int) {
 	if nv != o.nv || !slices.Equal(r.krec.reps, o.reps) {
 		internalf("kept in-place walks: the walk behind a hit reported %v (%d violations), the kept one %v (%d)", r.krec.reps, nv, o.reps, o.nv)
 	}
-	if knownWalksVerified != nil {
-		knownWalksVerified.Add(1)
+	if r.hk.knownWalksVerified != nil {
+		r.hk.knownWalksVerified.Add(1)
 	}
 }

@@ -38,18 +38,16 @@ func TestKnownWalksSound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores std, peer-spin and every mutant twice")
 	}
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	var hits atomic.Int64
-	knownWalksHits = &hits
-	defer func() { knownWalksHits = nil }()
 	for _, sc := range knownWalkScenarios() {
 		if sc.Name == "peer-spin.M-push-barrier2" || sc.Name == "peer-spin.M-push-2" {
 			continue
 		}
 		t.Run(sc.Name, func(t *testing.T) {
 			opt := knownWalkOpts(sc)
-			var off string
-			withSet(&knownWalksOff, func() { off = exploredFull(t, sc, opt) })
-			if on := exploredFull(t, sc, opt); on != off {
+			off := exploredFull(t, sc, hooked(opt, &testHooks{knownWalksOff: true}))
+			if on := exploredFull(t, sc, hooked(opt, &testHooks{knownWalksHits: &hits})); on != off {
 				t.Errorf("the kept walks change the result:\nwithout:\n%s\nwith:\n%s", off, on)
 			}
 		})
@@ -64,19 +62,23 @@ func TestKnownWalksSound(t *testing.T) {
 // TestKnownWalksVerified runs the walk behind every hit of the kept walks
 // (knownWalksVerify) on the same explorations and requires it to report
 // what the kept one did: the same oracles, messages and known findings,
-// and as many violations counted.
+// and as many violations counted. (The explorations run in parallel: the
+// test is the package's longest.)
 func TestKnownWalksVerified(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores std, peer-spin and every mutant")
 	}
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	var n atomic.Int64
-	knownWalksVerified = &n
-	defer func() { knownWalksVerified = nil }()
-	withSet(&knownWalksVerify, func() {
+	t.Run("scenarios", func(t *testing.T) {
 		for _, sc := range knownWalkScenarios() {
-			if _, err := Explore(sc, knownWalkOpts(sc)); err != nil {
-				t.Errorf("%s: %v", sc.Name, err)
-			}
+			t.Run(sc.Name, func(t *testing.T) {
+				t.Parallel()
+				h := &testHooks{knownWalksVerify: true, knownWalksVerified: &n}
+				if _, err := Explore(sc, hooked(knownWalkOpts(sc), h)); err != nil {
+					t.Error(err)
+				}
+			})
 		}
 	})
 	if n.Load() < 10000 {
@@ -90,14 +92,10 @@ func TestKnownWalksVerified(t *testing.T) {
 // matchers and their counterfactuals read besides the walk's own words
 // (knownInputs) hand a walk another's outcome, and verification sees it.
 func TestKnownWalksCaught(t *testing.T) {
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	k3 := PeerSpin(fgraph.Latest)
 	k3.Bound.K = 3
-	var err error
-	withSet(&knownWalksVerify, func() {
-		knownWalksDrop = "inputs"
-		defer func() { knownWalksDrop = "" }()
-		_, err = Explore(k3, knownWalkOpts(k3))
-	})
+	_, err := Explore(k3, hooked(knownWalkOpts(k3), &testHooks{knownWalksVerify: true, knownWalksDrop: "inputs"}))
 	if err == nil {
 		t.Fatal("a digest without the matchers' inputs went unnoticed")
 	}

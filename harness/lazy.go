@@ -4,7 +4,6 @@ import (
 	"iter"
 	"math/bits"
 	"slices"
-	"sync/atomic"
 
 	"github.com/fgcheck/fgcheck/fgraph"
 )
@@ -381,7 +380,7 @@ func (r *runner) lzSandbox(c *ctx, lz *lzInst) {
 	var rec sandRec
 	taken := false
 	if r.reuse != nil {
-		if rec, taken = r.takeSandbox(lz, live); taken && !lzVerifyReuse {
+		if rec, taken = r.takeSandbox(lz, live); taken && !r.hk.lzVerifyReuse {
 			return
 		}
 	}
@@ -393,12 +392,12 @@ func (r *runner) lzSandbox(c *ctx, lz *lzInst) {
 	}
 	lz.kown = lz.kown[:0]
 	var mem []fgraph.Word
-	if lzVerifyClean {
+	if r.hk.lzVerifyClean {
 		mem = slices.Clone(r.m.Mem)
 	}
 	if r.lzClean(lz, live) {
 		lz.kown = r.lzCleanKeys(lz, live, lz.kown)
-		if lzVerifyClean {
+		if r.hk.lzVerifyClean {
 			r.lzVerifyCleanKeys(c, lz, live, kg, mem)
 		}
 	} else {
@@ -418,7 +417,7 @@ func (r *runner) lzSandbox(c *ctx, lz *lzInst) {
 		if !r.reuse.sameKeys(lz, live, rec) {
 			internalf("lazy orders: a sandbox of a shared prefix found other keys than its record")
 		}
-		lzReuseChecked.Add(1)
+		r.hk.lzReuseChecked.Add(1)
 	case r.reuse != nil:
 		r.recordSandbox(lz, live)
 	}
@@ -438,7 +437,7 @@ func (r *runner) lzSandbox(c *ctx, lz *lzInst) {
 // stores checked are looked up one by one (lzCleanSets). Not in a traced
 // run (the commits would be traced).
 func (r *runner) lzClean(lz *lzInst, live uint64) bool {
-	if r.tr != nil || lzSimulateAll || checkHook != nil || len(lz.buf) > 64 {
+	if r.tr != nil || r.hk.lzSimulateAll || r.hk.checkHook != nil || len(lz.buf) > 64 {
 		return false // (a test's hook may crash a check the memos call clean)
 	}
 	m := r.m
@@ -461,7 +460,7 @@ func (r *runner) lzClean(lz *lzInst, live uint64) bool {
 	if r.opt.NoOracles || memo && !covered {
 		return true
 	}
-	return !lzCleanNoSets && r.lzCleanSets(lz, live, memo)
+	return !r.hk.lzCleanNoSets && r.lzCleanSets(lz, live, memo)
 }
 
 // lzVis is, for each store of an instance, whether an unwinder can see
@@ -549,7 +548,7 @@ func (r *runner) lzCleanSets(lz *lzInst, live uint64, memo bool) bool {
 		if !clean && rs.n > 0 {
 			_, clean = rs.hitShape(r, m.Current)
 		}
-		for w := mask; w != 0 && !lzCleanKeepsProbe; w &= w - 1 {
+		for w := mask; w != 0 && !r.hk.lzCleanKeepsProbe; w &= w - 1 {
 			m.Mem[lz.buf[bits.TrailingZeros64(w)].addr] = old[bits.TrailingZeros64(w)]
 		}
 		if !clean {
@@ -569,7 +568,7 @@ func (r *runner) lzCleanKeys(lz *lzInst, live uint64, out []lzKey) []lzKey {
 	if r.clobberSpread {
 		sig = 2
 	}
-	due := r.checked != r.ver && !lzCleanWrong
+	due := r.checked != r.ver && !r.hk.lzCleanWrong
 	st := r.lzStepsOf(lz, live)
 	for _, mask := range st.steps {
 		out = append(out, lzKey{mask, sig})
@@ -688,21 +687,8 @@ func (r *runner) lzVerifyCleanKeys(c *ctx, lz *lzInst, live uint64, kg bool, mem
 		internalf("lazy orders: the keys of a sandbox whose checks are all clean are %v (clean %#x %v), its commits found %v (clean %#x %v)",
 			keys, clean, list, lz.kown, lz.clean, lz.cleanList)
 	}
-	lzCleanVerified.Add(1)
+	r.hk.lzCleanVerified.Add(1)
 }
-
-// Test hooks: lzSimulateAll commits every option in its sandbox even where
-// every check is clean (lzClean); lzCleanNoSets leaves out lzCleanSets;
-// lzVerifyClean commits them after lzCleanKeys and compares
-// (lzVerifyCleanKeys), counting in lzCleanVerified. Wrong rules:
-// lzCleanWrong leaves out the check due at the anchor when it marks the
-// sets checked clean; lzCleanKeepsProbe leaves a set's stores in memory
-// after lzCleanSets looked at it.
-var (
-	lzSimulateAll, lzVerifyClean, lzCleanNoSets bool
-	lzCleanWrong, lzCleanKeepsProbe             bool
-	lzCleanVerified                             atomic.Int64
-)
 
 // lzSimulate commits option o's order of lz from the anchor, appending its
 // keys to out. A Go panic of a check (the panic oracle's, in a real run)

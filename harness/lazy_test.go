@@ -56,6 +56,7 @@ func TestLazySound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores std, peer-spin and every mutant twice")
 	}
+	t.Parallel() // sets no test hook (parallel_test.go)
 	keep := RunOptions{KeepGoing: true}
 	for _, sc := range lazyScenarios() {
 		t.Run(sc.Name, func(t *testing.T) {
@@ -122,17 +123,17 @@ func TestLazyWithoutCache(t *testing.T) {
 // tells those orders apart; the lazy engine's counts are the eager one's,
 // and its failing runs fail the same way when run again (lzMaterialize).
 func TestLazyCheckCrash(t *testing.T) {
-	checkHook = func(r *runner) {
+	t.Parallel() // its hooks are its explorations' (hooks.go)
+	h := &testHooks{checkHook: func(r *runner) {
 		for _, c := range r.ctxs {
 			if e := c.entry; e != nil && e.pushed && e.ok[2] && !e.ok[1] {
 				var none []int
 				_ = none[len(r.ctxs)] // an index out of range
 			}
 		}
-	}
-	defer func() { checkHook = nil }()
+	}}
 	sc := PeerSpin(fgraph.Latest)
-	keep := RunOptions{KeepGoing: true}
+	keep := RunOptions{KeepGoing: true, hooks: h}
 	eager, es := lazyView(t, sc, ExploreOptions{Cache: true, RunOptions: keep})
 	lazy, _ := lazyView(t, sc, ExploreOptions{Cache: true, LazyOrders: true, RunOptions: keep})
 	if es.Violations == 0 {
@@ -178,18 +179,16 @@ func TestLazyIncompleteStateCaught(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores peer-spin and std three times")
 	}
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	keep := RunOptions{KeepGoing: true}
 	scs, want := eagerViews(t, keep)
-	// The whole state, as it is keyed without the totals per combo
-	// (TestSplitWrongRulesCaught tests those).
-	noSplit = true
-	defer func() { noSplit = false }()
 	for _, drop := range []string{"pending", "instance"} {
 		caught := false
 		for i, sc := range scs {
-			lzStateDrop = drop
-			got, _ := lazyView(t, sc, ExploreOptions{Cache: true, LazyOrders: true, RunOptions: keep})
-			lzStateDrop = ""
+			// The whole state, as it is keyed without the totals per
+			// combo (TestSplitWrongRulesCaught tests those).
+			h := &testHooks{noSplit: true, lzStateDrop: drop}
+			got, _ := lazyView(t, sc, hooked(ExploreOptions{Cache: true, LazyOrders: true, RunOptions: keep}, h))
 			if got != want[i] {
 				t.Logf("without the %s: %s differs", drop, sc.Name)
 				caught = true
@@ -219,15 +218,15 @@ func eagerViews(t *testing.T, keep RunOptions) ([]*Scenario, []string) {
 // regions is caught (an internal error of a replayed prefix, or other
 // counts than the eager engine's on peer-spin).
 func TestLazySnapWithoutPendingCaught(t *testing.T) {
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	sc := PeerSpin(fgraph.Latest)
 	want, _ := lazyView(t, sc, ExploreOptions{Cache: true})
-	snapDrop = "pending"
-	defer func() { snapDrop = "" }()
-	if _, err := Explore(sc, ExploreOptions{Cache: true, LazyOrders: true}); err != nil {
+	wrong := hooked(ExploreOptions{Cache: true, LazyOrders: true}, &testHooks{snapDrop: "pending"})
+	if _, err := Explore(sc, wrong); err != nil {
 		t.Logf("without the pending regions: %v", err)
 		return
 	}
-	if got, _ := lazyView(t, sc, ExploreOptions{Cache: true, LazyOrders: true}); got == want {
+	if got, _ := lazyView(t, sc, wrong); got == want {
 		t.Error("a snap without the pending regions went unnoticed")
 	}
 }
@@ -297,14 +296,14 @@ func TestLazyCheckpointResume(t *testing.T) {
 // one (reuse.go) are the ones it would find itself: with the check on,
 // each reused sandbox is run again and compared.
 func TestLazySandboxReuse(t *testing.T) {
-	lzVerifyReuse = true
-	defer func() { lzVerifyReuse = false }()
+	t.Parallel() // its hooks are its explorations' (hooks.go)
+	h := &testHooks{lzVerifyReuse: true}
 	for _, sc := range []*Scenario{PeerSpin(fgraph.Latest), Standard(fgraph.Latest)} {
-		if _, err := Explore(sc, ExploreOptions{Cache: true, LazyOrders: true}); err != nil {
+		if _, err := Explore(sc, hooked(ExploreOptions{Cache: true, LazyOrders: true}, h)); err != nil {
 			t.Fatalf("%s: %v", sc.Name, err)
 		}
 	}
-	if lzReuseChecked.Load() == 0 {
+	if h.lzReuseChecked.Load() == 0 {
 		t.Fatal("no reused sandbox was checked")
 	}
 }
@@ -337,8 +336,11 @@ func TestEsum(t *testing.T) {
 // gave; so they do with the sets looked up in readerSeen left out
 // (lzCleanSets).
 func TestLazyCleanSound(t *testing.T) {
-	sameWithout(t, &lzSimulateAll, "the keys of sandboxes whose checks are all clean")
-	sameWithout(t, &lzCleanNoSets, "the sets of a sandbox looked up in readerSeen")
+	t.Parallel() // its hooks are its explorations' (hooks.go)
+	h := new(testHooks)
+	sameWithout(t, h, &h.lzSimulateAll, "the keys of sandboxes whose checks are all clean")
+	h = new(testHooks)
+	sameWithout(t, h, &h.lzCleanNoSets, "the sets of a sandbox looked up in readerSeen")
 }
 
 // TestLazyCleanVerified: on std, peer-spin (K=2 and K=3) and peer-spin
@@ -351,6 +353,7 @@ func TestLazyCleanVerified(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores peer-spin at K=3 with every sandbox committed twice")
 	}
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	k3 := PeerSpin(fgraph.Latest)
 	k3.Name, k3.Bound.K = "peer-spin K=3", 3
 	scs := []*Scenario{Standard(fgraph.Latest), PeerSpin(fgraph.Latest), k3}
@@ -362,15 +365,13 @@ func TestLazyCleanVerified(t *testing.T) {
 	if len(scs) != 4 {
 		t.Fatalf("%d explorations, want 4: the mutant's name changed", len(scs))
 	}
-	lzCleanVerified.Store(0)
-	withSet(&lzVerifyClean, func() {
-		for _, sc := range scs {
-			if _, err := Explore(sc, ExploreOptions{Cache: true, LazyOrders: true, RunOptions: RunOptions{KeepGoing: true}}); err != nil {
-				t.Errorf("%s: %v", sc.Name, err)
-			}
+	h := &testHooks{lzVerifyClean: true}
+	for _, sc := range scs {
+		if _, err := Explore(sc, hooked(ExploreOptions{Cache: true, LazyOrders: true, RunOptions: RunOptions{KeepGoing: true}}, h)); err != nil {
+			t.Errorf("%s: %v", sc.Name, err)
 		}
-	})
-	if n := lzCleanVerified.Load(); n < 1000 {
+	}
+	if n := h.lzCleanVerified.Load(); n < 1000 {
 		t.Errorf("%d sandboxes left uncommitted in %d explorations, want 1000 at least", n, len(scs))
 	} else {
 		t.Logf("%d sandboxes left uncommitted and verified in %d explorations", n, len(scs))
@@ -382,19 +383,16 @@ func TestLazyCleanVerified(t *testing.T) {
 // clean, and committing the options finds it; so does a set's stores
 // left in memory after lzCleanSets looked at it (memory is compared).
 func TestLazyCleanCaught(t *testing.T) {
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	for _, tc := range []struct {
-		wrong  *bool
+		wrong  *testHooks
 		reason string
 	}{
-		{&lzCleanWrong, "the check due at the anchor left out"},
-		{&lzCleanKeepsProbe, "a set's stores left in memory"},
+		{&testHooks{lzCleanWrong: true}, "the check due at the anchor left out"},
+		{&testHooks{lzCleanKeepsProbe: true}, "a set's stores left in memory"},
 	} {
-		var err error
-		withSet(&lzVerifyClean, func() {
-			withSet(tc.wrong, func() {
-				_, err = Explore(PeerSpin(fgraph.Latest), ExploreOptions{Cache: true, LazyOrders: true})
-			})
-		})
+		tc.wrong.lzVerifyClean = true
+		_, err := Explore(PeerSpin(fgraph.Latest), hooked(ExploreOptions{Cache: true, LazyOrders: true}, tc.wrong))
 		if err == nil {
 			t.Errorf("%s went unnoticed", tc.reason)
 		} else {

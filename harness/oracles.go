@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync/atomic"
 
 	"github.com/fgcheck/fgcheck/fgraph"
 	"github.com/fgcheck/fgcheck/model"
@@ -85,8 +84,8 @@ func (r *runner) violateAs(oracle, msg string, detail func() string, known strin
 	}
 	if detail != nil && (v.Known == "" || !r.opt.knownBrief) {
 		v.Msg += detail() // a report that is kept
-		if detailsRendered != nil {
-			detailsRendered.Add(1)
+		if r.hk.detailsRendered != nil {
+			r.hk.detailsRendered.Add(1)
 		}
 	}
 	if v.Known != "" {
@@ -108,18 +107,10 @@ func (r *runner) violateAs(oracle, msg string, detail func() string, known strin
 	}
 }
 
-// detailsRendered, when set (tests), counts the details violateDetail
-// rendered.
-var detailsRendered *atomic.Int64
-
-// checkHook, in tests, runs first in every in-place check (to make one
-// crash in a chosen state: lazy_test.go).
-var checkHook func(r *runner)
-
 // checkInPlace runs the read-only oracles at a yield point.
 func (r *runner) checkInPlace(c *ctx, s fgraph.Site) {
-	if checkHook != nil {
-		checkHook(r)
+	if r.hk.checkHook != nil {
+		r.hk.checkHook(r)
 	}
 	m := r.m
 	if len(m.Log) > r.logSeen {

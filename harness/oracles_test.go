@@ -72,12 +72,10 @@ func TestModelDiffRendered(t *testing.T) {
 // reserve-reorder is detected by the model oracle, whose detail is a
 // go-cmp diff: rendered with OnRun set, never without.
 func TestKnownBriefSameSummary(t *testing.T) {
-	var n atomic.Int64
-	detailsRendered = &n
-	defer func() { detailsRendered = nil }()
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	explore := func(watch bool) (*Summary, int64) {
-		n.Store(0)
-		opt := ExploreOptions{Cache: true, LazyOrders: true, MergeRemotes: true}
+		var n atomic.Int64
+		opt := hooked(ExploreOptions{Cache: true, LazyOrders: true, MergeRemotes: true}, &testHooks{detailsRendered: &n})
 		// OnViolation (the CLI's, to write failing schedules) leaves
 		// the reports brief.
 		opt.OnViolation = func(*Result) {}

@@ -14,18 +14,21 @@ import (
 //
 // A top-level test that calls t.Parallel runs beside the other parallel
 // tests, once every sequential test of the package has ended. The test
-// hooks are package variables (noTails, irqStartDrop, readerMemoOff, ...)
-// that every exploration reads, so a parallel test must set none: the
-// sequential tests that set one put it back before the parallel ones
-// start. The heaviest tests that set none run in parallel, on the core
-// the package's sequential tests leave idle (the harness package is the
-// long pole of `make test`).
+// hooks (noTails, irqStartDrop, readerMemoOff, ...) are the fields of a
+// testHooks that the options of an exploration carry (hooks.go), so a
+// test that sets them reaches its own explorations only, and runs in
+// parallel. A few are package variables still, which every exploration
+// reads (knownTot's ktCheck, ...; another package's, cload.StateDrop), so
+// a parallel test must set none: the sequential tests that set one put
+// it back before the parallel ones start. (The harness package is the
+// long pole of `make test`: all but those tests run in parallel.)
 
 // TestParallelTestsSetNoHook walks the syntax of the package's test
 // files: a top-level test that calls t.Parallel, and every function of
 // the test files it calls, directly or not, may not assign to, increment
-// or take the address of a package variable of the non-test files, nor
-// of a package the test files import (cload.StateDrop, ...).
+// or take the address of a package variable of the non-test files or a
+// field of one (noHooks.noTails), nor of a package the test files import
+// (cload.StateDrop, ...).
 func TestParallelTestsSetNoHook(t *testing.T) {
 	w := hookWalk{funcs: map[string]*ast.FuncDecl{}, vars: map[string]bool{}, pkgs: map[string]bool{}}
 	fs := gotoken.NewFileSet()
@@ -55,7 +58,7 @@ func TestParallelTestsSetNoHook(t *testing.T) {
 				if d.Tok == gotoken.VAR && !test {
 					for _, s := range d.Specs {
 						for _, n := range s.(*ast.ValueSpec).Names {
-							w.vars[n.Name] = true
+							w.vars[n.Name] = n.Name != "_" // (var _ = ...: a check, no variable)
 						}
 					}
 				}
@@ -86,8 +89,9 @@ func TestParallelTestsSetNoHook(t *testing.T) {
 	// found, through the test that calls it, and so is another package's.
 	wrong, err := goparser.ParseFile(fs, "wrong_test.go", `package harness
 func TestWrong(t *testing.T) { t.Parallel(); helper() }
-func helper() { noTails = true; other() }
+func helper() { ktCheck = true; other(); third() }
 func other() { cload.StateDrop = "snap" }
+func third() { h := &noHooks.ran; noHooks.opSnapDrop = "data"; _ = h }
 `, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -98,8 +102,9 @@ func other() { cload.StateDrop = "snap" }
 		probe.funcs[d.(*ast.FuncDecl).Name.Name] = d.(*ast.FuncDecl)
 	}
 	set := probe.sets("TestWrong", map[string]bool{})
-	if len(set) != 2 || set[0].hook != "noTails" || set[1].hook != "cload.StateDrop" || len(set[1].path) != 3 {
-		t.Errorf("a parallel test whose helpers set noTails and cload.StateDrop: the walk found %v", set)
+	if len(set) != 4 || set[0].hook != "ktCheck" || set[1].hook != "cload.StateDrop" || len(set[1].path) != 3 ||
+		set[2].hook != "noHooks.ran" || set[3].hook != "noHooks.opSnapDrop" {
+		t.Errorf("a parallel test whose helpers set ktCheck, cload.StateDrop and two fields of noHooks: the walk found %v", set)
 	}
 }
 
@@ -148,6 +153,19 @@ func (w hookWalk) sets(name string, seen map[string]bool) []hookSet {
 			}
 		case *ast.SelectorExpr:
 			if x, ok := e.X.(*ast.Ident); ok && w.pkgs[x.Name] {
+				out = append(out, hookSet{x.Name + "." + e.Sel.Name, []string{name}})
+				return
+			}
+			// A field of a package variable, however deep.
+			root := e.X
+			for {
+				s, ok := root.(*ast.SelectorExpr)
+				if !ok {
+					break
+				}
+				root = s.X
+			}
+			if x, ok := root.(*ast.Ident); ok && w.vars[x.Name] {
 				out = append(out, hookSet{x.Name + "." + e.Sel.Name, []string{name}})
 			}
 		}

@@ -3,7 +3,6 @@ package harness
 import (
 	"fmt"
 	"slices"
-	"sync/atomic"
 
 	"github.com/fgcheck/fgcheck/fgraph"
 	"github.com/fgcheck/fgcheck/model"
@@ -103,18 +102,18 @@ func (r *runner) checkReaders(c *ctx, s fgraph.Site) {
 	}
 	memo := r.readerMemoOn()
 	if memo && r.rmemo.same(r, t) {
-		if readerMemoSkips != nil {
-			readerMemoSkips.Add(1)
+		if r.hk.readerMemoSkips != nil {
+			r.hk.readerMemoSkips.Add(1)
 		}
 		return
 	}
 	if memo {
 		if mask, ok := r.rseen.hit(r, t); ok {
-			if readerMemoSkips != nil {
-				readerMemoSkips.Add(1)
+			if r.hk.readerMemoSkips != nil {
+				r.hk.readerMemoSkips.Add(1)
 			}
-			if readerSeenHits != nil {
-				readerSeenHits.Add(1)
+			if r.hk.readerSeenHits != nil {
+				r.hk.readerSeenHits.Add(1)
 			}
 			r.rmemo.saveSlots(r, t, mask, r.rseen.slots) // (the real stack hit just compared)
 			return
@@ -223,22 +222,13 @@ type readerMemo struct {
 	// when slots were last seen current: while both stay, so do the slots.
 	sm   *fgraph.Machine
 	sver uint64
+	// blindCurr is the test hook readerMemoDrop "curr" (set with the
+	// runner's hooks: shareRuns).
+	blindCurr bool
 }
 
-// readerMemoOff turns the memo off, and readerSeen with it;
-// readerMemoDrop names a part of their inputs to leave out, to show that
-// the tests catch it ("curr": curr_ret_stack; "words": readerSeen's
-// values of the words; "slots": the real stack, taken for unchanged
-// whatever its version says); readerMemoSkips, when set, counts the
-// checks they left out (tests).
-var (
-	readerMemoOff   bool
-	readerMemoDrop  string
-	readerMemoSkips *atomic.Int64
-)
-
 func (r *runner) readerMemoOn() bool {
-	return !readerMemoOff && !r.sc.AnyReader && !r.compiled && r.sc.Target == nil && !r.evalAny && !r.probe && !r.quietStop
+	return !r.hk.readerMemoOff && !r.sc.AnyReader && !r.compiled && r.sc.Target == nil && !r.evalAny && !r.probe && !r.quietStop
 }
 
 // covers reports whether a write of a can change what the memo keeps.
@@ -246,7 +236,7 @@ func (p *readerMemo) covers(a fgraph.Addr) bool {
 	if d := a - p.lo; d >= 0 && d < 64 {
 		return p.mask>>d&1 != 0
 	}
-	return a == p.fCurr && readerMemoDrop != "curr" || a == p.fRet
+	return a == p.fCurr && !p.blindCurr || a == p.fRet
 }
 
 // same reports whether a check of task t reads what the clean one kept
@@ -256,7 +246,7 @@ func (p *readerMemo) same(r *runner, t int) bool {
 		return false
 	}
 	m := r.m
-	if p.sm == m && (p.sver == m.SlotsVersion() || readerMemoDrop == "slots") {
+	if p.sm == m && (p.sver == m.SlotsVersion() || r.hk.readerMemoDrop == "slots") {
 		return true // no real stack changed since the slots were current
 	}
 	n := m.SlotCount(t)

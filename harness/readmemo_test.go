@@ -20,9 +20,9 @@ func TestReaderMemoSound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores std, peer-spin and every mutant twice")
 	}
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	var skips, seen atomic.Int64
-	readerMemoSkips, readerSeenHits = &skips, &seen
-	defer func() { readerMemoSkips, readerSeenHits = nil, nil }()
+	h := &testHooks{readerMemoSkips: &skips, readerSeenHits: &seen}
 	for i, sc := range soundScenarios() {
 		t.Run(sc.Name, func(t *testing.T) {
 			modes := soundModes(i, sc)[:1] // complete (at C=1 for a mutant)
@@ -36,9 +36,8 @@ func TestReaderMemoSound(t *testing.T) {
 				modes = append(modes, cli)
 			}
 			for _, m := range modes {
-				var off string
-				withSet(&readerMemoOff, func() { off = exploredFull(t, m.sc, m.opt) })
-				if on := exploredFull(t, m.sc, m.opt); on != off {
+				off := exploredFull(t, m.sc, hooked(m.opt, &testHooks{readerMemoOff: true}))
+				if on := exploredFull(t, m.sc, hooked(m.opt, h)); on != off {
 					t.Errorf("%s: the reader memo changes the result:\nwithout:\n%s\nwith:\n%s", m.name, off, on)
 				}
 			}
@@ -57,17 +56,15 @@ func TestReaderMemoSound(t *testing.T) {
 // its version moved (fgraph.SlotsVersion), changes std's result, and the
 // comparison sees it.
 func TestReaderMemoCaught(t *testing.T) {
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	sc := Standard(fgraph.Latest)
 	opt := ExploreOptions{RunOptions: RunOptions{KeepGoing: true}}
-	var off string
-	withSet(&readerMemoOff, func() { off = exploredFull(t, sc, opt) })
-	defer func() { readerMemoDrop = "" }()
+	off := exploredFull(t, sc, hooked(opt, &testHooks{readerMemoOff: true}))
 	for _, tc := range []struct{ drop, what string }{
 		{"curr", "a reader memo blind to curr_ret_stack"},
 		{"words", "kept inputs without the words' values"},
 	} {
-		readerMemoDrop = tc.drop
-		if on := exploredFull(t, sc, opt); on == off {
+		if on := exploredFull(t, sc, hooked(opt, &testHooks{readerMemoDrop: tc.drop})); on == off {
 			t.Errorf("%s went unnoticed", tc.what)
 		}
 	}
@@ -82,7 +79,8 @@ func TestReaderMemoCaught(t *testing.T) {
 // change curr_ret_stack or the words the walks read too, which the memos
 // watch. So it is checked here, on the memos themselves.
 func TestReaderMemoSeesRealStack(t *testing.T) {
-	for _, miss := range realStackMisses(t) {
+	t.Parallel() // sets no test hook (parallel_test.go)
+	for _, miss := range realStackMisses(t, new(testHooks)) {
 		t.Error(miss)
 	}
 }
@@ -91,25 +89,22 @@ func TestReaderMemoSeesRealStack(t *testing.T) {
 // real stack whatever its version says (readerMemoDrop "slots") miss
 // those changes, and the test above sees it.
 func TestReaderMemoSeesRealStackCaught(t *testing.T) {
-	defer withDrop("slots")()
-	if len(realStackMisses(t)) == 0 {
+	t.Parallel() // its hooks are its runner's (hooks.go)
+	if len(realStackMisses(t, &testHooks{readerMemoDrop: "slots"})) == 0 {
 		t.Error("memos blind to the real stack's version went unnoticed")
 	}
 }
 
-func withDrop(d string) func() {
-	readerMemoDrop = d
-	return func() { readerMemoDrop = "" }
-}
-
-// realStackMisses changes task 0's real stack step by step and returns
-// the changes the memos missed.
-func realStackMisses(t *testing.T) []string {
+// realStackMisses changes task 0's real stack step by step, with the
+// memos of a runner with the hooks h, and returns the changes they
+// missed.
+func realStackMisses(t *testing.T, h *testHooks) []string {
 	t.Helper()
 	r, err := newRunner(Standard(fgraph.Latest))
 	if err != nil {
 		t.Fatal(err)
 	}
+	r.hk = h
 	m := r.m
 	var plain fgraph.MachineState
 	steps := []struct {

@@ -3,7 +3,6 @@ package harness
 import (
 	"math/bits"
 	"slices"
-	"sync/atomic"
 
 	"github.com/fgcheck/fgcheck/fgraph"
 )
@@ -35,10 +34,6 @@ const readerSeenMax = 1 << 18
 
 // readerSeenMasks is how many masks a shape keeps at most.
 const readerSeenMasks = 4
-
-// readerSeenHits, when set, counts the checks the kept digests left out
-// (tests). readerMemoOff turns them off with the memo (readers.go).
-var readerSeenHits *atomic.Int64
 
 type readerSeen struct {
 	// The digests kept, open addressing ((0, 0): a free slot).
@@ -78,7 +73,7 @@ func (p *readerSeen) setShape(r *runner, t int) {
 	same := p.t == t && len(p.slots) == 3*n && p.slots != nil
 	// Compared word by word only if a real stack changed since slots
 	// was current.
-	if same && (p.sm != m || p.sver != m.SlotsVersion() && readerMemoDrop != "slots") {
+	if same && (p.sm != m || p.sver != m.SlotsVersion() && r.hk.readerMemoDrop != "slots") {
 		for i := 0; same && i < n; i++ {
 			retp, val, orig := m.SlotWords(t, i)
 			same = p.slots[3*i] == retp && p.slots[3*i+1] == val && p.slots[3*i+2] == orig
@@ -113,7 +108,7 @@ func (p *readerSeen) key(r *runner, t int, mask uint64) stateKey {
 	lo := m.WordAddr(t, 0)
 	buf := &p.kbuf
 	buf[0], buf[1] = p.shape, mask
-	if readerMemoDrop == "words" {
+	if r.hk.readerMemoDrop == "words" {
 		mask = 0 // (a test's wrong key: the words' values left out)
 	}
 	n := 0

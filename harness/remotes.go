@@ -1,10 +1,6 @@
 package harness
 
-import (
-	"sync/atomic"
-
-	"github.com/fgcheck/fgcheck/fgraph"
-)
+import "github.com/fgcheck/fgcheck/fgraph"
 
 // Merged remote placements (ExploreOptions.MergeRemotes;
 // docs/merged-remotes.md).
@@ -105,7 +101,7 @@ func (r *runner) remLoad(c *ctx, s fgraph.Site) (sup uint8) {
 	if c.rcls != segNone {
 		sup |= remUnwind
 	}
-	if c.rcls == segCommit && !directSite(s) || remWrongRule && c.rcls != segNone {
+	if c.rcls == segCommit && !directSite(s) || r.hk.remWrongRule && c.rcls != segNone {
 		sup |= remWriter
 	}
 	c.rcls = segLoads
@@ -157,22 +153,14 @@ func (r *runner) remDefer() bool {
 	for _, c := range r.ctxs {
 		if c.rrep != 0 {
 			r.quietStop = true
-			if remQuiet != nil {
-				remQuiet.Add(1)
+			if r.hk.remQuiet != nil {
+				r.hk.remQuiet.Add(1)
 			}
 			return true
 		}
 	}
 	return false
 }
-
-// Test hooks: remWrongRule merges a writer's placements across loads of
-// global words, as a reader's (unsound: the load may see its stores);
-// remQuiet, if set, counts the violations a representative deferred.
-var (
-	remWrongRule bool
-	remQuiet     *atomic.Int64
-)
 
 // remFilter returns opts less the remote actions whose kind is in sup,
 // in r.remOpts' storage.

@@ -30,9 +30,9 @@ func TestMergeRemotesSound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores std, peer-spin and every mutant twice")
 	}
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	var quiet atomic.Int64
-	remQuiet = &quiet
-	defer func() { remQuiet = nil }()
+	h := &testHooks{remQuiet: &quiet}
 	t.Run("all", func(t *testing.T) {
 		for i, sc := range soundScenarios() {
 			t.Run(sc.Name, func(t *testing.T) {
@@ -46,7 +46,7 @@ func TestMergeRemotesSound(t *testing.T) {
 				for _, m := range modes {
 					plain := explored(t, m.sc, m.opt)
 					m.opt.Cache, m.opt.MergeRemotes = true, true
-					o, s := exploredSummary(t, m.sc, m.opt)
+					o, s := exploredSummary(t, m.sc, hooked(m.opt, h))
 					if m.opt.StopAtFirst {
 						if (plain.first == "") != (s.First == nil) {
 							t.Errorf("%s: plain first violation %q, merged %v", m.name, plain.first, s.First)
@@ -99,13 +99,13 @@ func TestMergeRemotesFewerRuns(t *testing.T) {
 // load of a global word (a rule that ignores that the load may see the
 // action's stores) is caught by the comparison of TestMergeRemotesSound.
 func TestMergeRemotesWrongRuleCaught(t *testing.T) {
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	sc := Standard(fgraph.Latest)
 	sc.Bound.C = 1
 	opt := ExploreOptions{RunOptions: RunOptions{KeepGoing: true}}
 	plain := mergedView(explored(t, sc, opt))
-	remWrongRule = true
-	defer func() { remWrongRule = false }()
 	opt.Cache, opt.MergeRemotes = true, true
+	opt.hooks = &testHooks{remWrongRule: true}
 	if got := mergedView(explored(t, sc, opt)); got.String() == plain.String() {
 		t.Error("writers merged across loads of global words went unnoticed")
 	}

@@ -95,13 +95,6 @@ type pendRec struct {
 	opt    *lzOpts
 }
 
-// noEvSnaps, in tests, turns the event snaps off (evsnap.go).
-var noEvSnaps bool
-
-// snapDrop, in tests, names a part of the state restoreSnap leaves out
-// (resume_test.go: the comparison must notice).
-var snapDrop string
-
 // orderRec is one entry of the chosen region orders (runner.orders).
 type orderRec struct {
 	region      fgraph.Site
@@ -125,13 +118,15 @@ type snaps struct {
 // lets a run skip its prefix (no trace, no observer that is no
 // SnapObserver, no wrapped chooser, not the in-order port).
 func (r *runner) shareRuns(opt RunOptions) {
+	r.hk = opt.testHooks()
+	r.rmemo.blindCurr = r.hk.readerMemoDrop == "curr"
 	if r.sc.Target != nil && !encodes(r.sc.Target) {
 		return
 	}
 	r.reuse = &reuse{}
 	if !opt.Trace && snapObserver(opt.Observe) && opt.wrap == nil && !opt.InOrder && !opt.noResume {
 		r.snaps = &snaps{}
-		if !noEvSnaps {
+		if !r.hk.noEvSnaps {
 			r.evs = &evSnaps{}
 			r.ent = &entrySnaps{}
 		}
@@ -348,7 +343,7 @@ func (r *runner) restoreSnap(p *snap) {
 	}
 	copy(r.pc, p.pc)
 	r.loadData(p)
-	if snapDrop != "pending" {
+	if r.hk.snapDrop != "pending" {
 		r.loadPending(p)
 	}
 	s := r.snaps
@@ -374,12 +369,12 @@ func (r *runner) applyCov(es []uint32) {
 func (r *runner) loadData(p *snap) {
 	r.rmemo.ok = false // memory and the real stacks go back (readers.go)
 	r.m.RestoreState(&p.mach)
-	if snapDrop != "model" {
+	if r.hk.snapDrop != "model" {
 		r.model = p.model.CopyTo(r.model)
 	}
 	copy(r.remoteUsed, p.used)
 	for _, o := range p.orders {
-		if snapDrop == "orders" {
+		if r.hk.snapDrop == "orders" {
 			break
 		}
 		r.orders.set(o.region, o.sites, o.drop)

@@ -26,12 +26,33 @@ func withoutResume(o ExploreOptions) ExploreOptions {
 	return o
 }
 
-// withSet runs f with the test hook *p set, and clears it however f ends
-// (a t.Fatal inside f ends its goroutine).
-func withSet(p *bool, f func()) {
+// withSet runs f with the test hook *p, a field of h, set, and clears it
+// however f ends (a t.Fatal inside f ends its goroutine); f must run an
+// exploration or a run that carries h (hooked).
+func withSet(t *testing.T, h *testHooks, p *bool, f func()) {
+	t.Helper()
+	ran := h.ran.Load()
 	*p = true
 	defer func() { *p = false }()
 	f()
+	if h.ran.Load() == ran {
+		t.Fatal("a test hook set, and no run carried it")
+	}
+}
+
+// withGlobal runs f with the package variable *p set (the hooks that stay
+// package variables: cache.go's ktCheck, ...), and clears it however f
+// ends. A test that calls it must not run in parallel.
+func withGlobal(p *bool, f func()) {
+	*p = true
+	defer func() { *p = false }()
+	f()
+}
+
+// hooked returns opt with the test hooks h (hooks.go).
+func hooked(opt ExploreOptions, h *testHooks) ExploreOptions {
+	opt.hooks = h
+	return opt
 }
 
 // TestResumeSound: the explorer with prefix sharing (runs resume from a
@@ -68,6 +89,7 @@ func TestResumeIncompleteSnapCaught(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores std three times")
 	}
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	// std at C=1: the same snaps at a tenth of the cost (the full std is
 	// TestResumeSound's).
 	sc := Standard(fgraph.Latest)
@@ -76,8 +98,7 @@ func TestResumeIncompleteSnapCaught(t *testing.T) {
 	plain := exploredFull(t, sc, withoutResume(opt))
 	for _, drop := range []string{"model", "orders"} {
 		func() {
-			snapDrop = drop
-			defer func() { snapDrop = "" }()
+			opt := hooked(opt, &testHooks{snapDrop: drop})
 			if _, err := Explore(sc, opt); err != nil {
 				t.Logf("without %s: %v", drop, err)
 				return

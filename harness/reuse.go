@@ -3,7 +3,6 @@ package harness
 import (
 	"math/bits"
 	"slices"
-	"sync/atomic"
 
 	"github.com/fgcheck/fgcheck/fgraph"
 )
@@ -212,13 +211,6 @@ func (r *runner) recordSandbox(lz *lzInst, live uint64) {
 	u.keys = append(u.keys, lz.keys...)
 	u.sandNext++
 }
-
-// lzVerifyReuse, in tests, runs every sandbox whose record a run takes
-// over and compares the keys (lzSandbox); lzReuseChecked counts them.
-var (
-	lzVerifyReuse  bool
-	lzReuseChecked atomic.Int64
-)
 
 // sameKeys reports whether lz's keys for live are rec's.
 func (u *reuse) sameKeys(lz *lzInst, live uint64, rec sandRec) bool {

@@ -185,6 +185,8 @@ type runner struct {
 	shield shielded
 	rep    *replay
 	opt    RunOptions
+	// hk is the test hooks of the options (noHooks without: hooks.go).
+	hk *testHooks
 
 	ctxs   []*ctx
 	taskCt []*ctx
@@ -436,6 +438,9 @@ type RunOptions struct {
 	// noResume turns prefix sharing off: a run starts from the start,
 	// with no snap (tests compare the two: withoutResume).
 	noResume bool
+	// hooks, if set (tests), are the run's or the exploration's test hooks
+	// (hooks.go).
+	hooks *testHooks
 	// knownBrief leaves the detail (violateDetail's) out of the reports
 	// of known findings: the explorer counts them and reads no message,
 	// and sets it unless OnRun sees every run's result. (The model
@@ -543,7 +548,7 @@ func newRunner(sc *Scenario) (*runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{sc: sc, cfg: cfg, m: m, budget: StepBudget(sc), maxOff: cfg.ShadowStackMaxOffset(), varBase: cfg.TaskVarBase(), chgAt: -1, rseen: &readerSeen{}}
+	r := &runner{sc: sc, cfg: cfg, m: m, budget: StepBudget(sc), maxOff: cfg.ShadowStackMaxOffset(), varBase: cfg.TaskVarBase(), chgAt: -1, rseen: &readerSeen{}, hk: &noHooks}
 	r.stackAt = make([]int8, len(m.Mem))
 	for a := range r.stackAt {
 		r.stackAt[a] = -1
@@ -628,9 +633,7 @@ func (r *runner) reset() {
 	r.aliasDep, r.stopped, r.clobbered, r.remoteCtx, r.rd = false, false, false, nil, readerCall{}
 	r.clobberedFixes, r.clobberSpread = r.clobberedFixes[:0], false
 	r.logSeen, r.warnSeen = 0, 0
-	if checkDeadLog {
-		r.deadLog = r.deadLog[:0]
-	}
+	r.deadLog = r.deadLog[:0] // (checkDeadLog's)
 	r.ver, r.checked = 1, 0
 	r.halted = false
 	r.setSteps(0)
@@ -645,7 +648,7 @@ func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 	r.digest = r.hashing && !r.replaysDigests(opt)
 	r.fastRep = r.fastReplays(ch, opt)
 	r.shield = shielded{wrapped(opt.wrap, r, ch)}
-	r.ch, r.opt, r.cov = &r.shield, opt, opt.Coverage
+	r.ch, r.opt, r.cov, r.hk = &r.shield, opt, opt.Coverage, opt.testHooks()
 	r.covAdded = r.covAdded[:0]
 	r.rep, _ = ch.(*replay)
 	r.res = r.pool.get()

@@ -124,6 +124,8 @@ type splitTable struct {
 	// table than one; peer-spin K=3, 6 Dec 2026, seventeenth session).
 	_      [64]byte
 	shared bool
+	// hk is the exploration's test hooks (hooks.go).
+	hk *testHooks
 	// pub, when shared, is the index's slots as published last, and
 	// blkDir and slabDir the directories of blk and slab (chunked.share).
 	pub     atomic.Pointer[[]slot]
@@ -245,7 +247,7 @@ func newSplitTable(max int, shared bool) *splitTable {
 	if max <= 0 {
 		max = DefaultCacheEntries
 	}
-	t := &splitTable{max: max, shared: shared}
+	t := &splitTable{max: max, shared: shared, hk: &noHooks}
 	t.blk.shift, t.slab.shift = slabChunkShift, slabChunkShift
 	if shared {
 		// Blocks take at most 1.5 times the words of their combos, and
@@ -390,35 +392,22 @@ func findN(b []uint64, n int, sig uint64) []uint64 {
 // orders at R=1, hashed keys, not the verifying tests.
 func (cs *cacheState) splitOn() bool {
 	r := cs.r
-	return r.lazy && r.sc.Bound.R == 1 && cs.c.exact == nil && cs.verify == nil && !noSplit
+	return r.lazy && r.sc.Bound.R == 1 && cs.c.exact == nil && cs.verify == nil && !cs.r.hk.noSplit
 }
 
 // close refuses a store: the table is full (closed).
 func (sp *splitTable) close() {
 	sp.full++
-	if !sp.closed.Swap(true) && splitClosed != nil {
-		splitClosed.Add(1)
+	if !sp.closed.Swap(true) && sp.hk.splitClosed != nil {
+		sp.hk.splitClosed.Add(1)
 	}
 }
-
-// splitClosed, if set (tests), counts the tables that filled up.
-var splitClosed *atomic.Int64
 
 // splitting reports whether the totals per combo are kept: splitOn, and
 // the table still takes combos (splitTable.closed).
 func (cs *cacheState) splitting() bool {
 	return cs.splitOn() && !cs.splitter().closed.Load()
 }
-
-// noSplit, in tests, turns the per-combo totals off (the lazy engine's
-// states with pending regions are then cached whole, by their full key).
-var noSplit bool
-
-// splitWrong, in tests, breaks one rule (TestSplitWrongRulesCaught):
-// "by", each combo's known findings taken as the whole subtree's
-// (their oracles then a union over the combos); "partial", a lookup that
-// hits when its first combo is stored.
-var splitWrong string
 
 // pointCombos lists the combos of the current state: prog unless a region
 // has paid, then (r, o) for each pending region, by site, and each live
@@ -511,7 +500,7 @@ func (r *runner) sig(sp *splitter, c combo) uint64 {
 			if lz.region == c.site && c.o > 0 {
 				o = int(c.o)
 			}
-			if lzStateDrop != "instance" {
+			if r.hk.lzStateDrop != "instance" {
 				w = r.appendOptKeys(w, lz, o)
 			}
 		}
@@ -615,7 +604,7 @@ func (sp *splitter) take(pts []splitCombo, k stateKey, p0 int64) bool {
 		pc := &pts[i]
 		rec := findN(b, n, pc.sig)
 		if rec == nil {
-			if splitWrong == "partial" && len(sp.hit) > 0 {
+			if sp.hk.splitWrong == "partial" && len(sp.hit) > 0 {
 				continue
 			}
 			return false
@@ -822,7 +811,7 @@ func (sp *splitter) comboTotals(kd *keyed, t totals) []weighted {
 			rest.runsK -= w.t.runsK
 			rest.violK -= w.t.violK
 		}
-		if splitWrong == "by" {
+		if sp.hk.splitWrong == "by" {
 			w.kt = sp.keep(&kd.kt)
 		}
 		out = append(out, w)

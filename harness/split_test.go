@@ -21,14 +21,13 @@ func TestSplitSound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores std and peer-spin twice")
 	}
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	keep := RunOptions{KeepGoing: true}
 	std1 := Standard(fgraph.Latest)
 	std1.Bound.C, std1.Name = 1, "std-C1"
 	k3 := PeerSpin(fgraph.Latest)
 	k3.Bound.K, k3.Name = 3, "peer-spin-K3"
 	var closed atomic.Int64
-	splitClosed = &closed
-	defer func() { splitClosed = nil }()
 	full := PeerSpin(fgraph.Latest)
 	full.Name = "peer-spin-full"
 	for _, sc := range []*Scenario{Standard(fgraph.Latest), std1, PeerSpin(fgraph.Latest), k3, full} {
@@ -38,10 +37,8 @@ func TestSplitSound(t *testing.T) {
 			// cached whole (splitTable.closed).
 			opt.CacheEntries = 20000
 		}
-		noSplit = true
-		whole, ws := lazyView(t, sc, opt)
-		noSplit = false
-		split, ss := lazyView(t, sc, opt)
+		whole, ws := lazyView(t, sc, hooked(opt, &testHooks{noSplit: true}))
+		split, ss := lazyView(t, sc, hooked(opt, &testHooks{splitClosed: &closed}))
 		if whole != split {
 			t.Errorf("%s: the totals per combo differ from whole states:\nwhole:\n%s\nper combo:\n%s", sc.Name, whole, split)
 		}
@@ -67,6 +64,7 @@ func TestSplitWrongRulesCaught(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores peer-spin and std several times")
 	}
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	keep := RunOptions{KeepGoing: true}
 	scs, want := eagerViews(t, keep)
 	for _, tc := range []struct {
@@ -80,15 +78,14 @@ func TestSplitWrongRulesCaught(t *testing.T) {
 		name := tc.wrong + tc.drop
 		caught := false
 		for i, sc := range scs {
-			splitWrong, lzStateDrop = tc.wrong, tc.drop
 			// (An internal error is caught too: a combo's totals that do
 			// not add up.)
 			got := ""
-			_, err := Explore(sc, ExploreOptions{Cache: true, LazyOrders: true, RunOptions: keep})
+			opt := hooked(ExploreOptions{Cache: true, LazyOrders: true, RunOptions: keep}, &testHooks{splitWrong: tc.wrong, lzStateDrop: tc.drop})
+			_, err := Explore(sc, opt)
 			if err == nil {
-				got, _ = lazyView(t, sc, ExploreOptions{Cache: true, LazyOrders: true, RunOptions: keep})
+				got, _ = lazyView(t, sc, opt)
 			}
-			splitWrong, lzStateDrop = "", ""
 			if err != nil || got != want[i] {
 				t.Logf("%s: caught on %s (%v)", name, sc.Name, err)
 				caught = true

@@ -4,7 +4,6 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/zeebo/xxh3"
@@ -184,10 +183,10 @@ func (r *runner) appendState(dst []uint64, drop int) []uint64 {
 			// The contexts on the CPU, bottom first, and the tasks off it.
 			dst = append(dst, uint64(len(r.ctxs)))
 			for _, c := range r.taskCt {
-				dst = appendCtx(dst, c, r.idle(c))
+				dst = appendCtx(dst, c, r.idle(c), r.hk.uxKeyMerge)
 			}
 			for _, c := range r.ctxs {
-				dst = appendCtx(dst, c, r.idle(c))
+				dst = appendCtx(dst, c, r.idle(c), r.hk.uxKeyMerge)
 			}
 			// The instances of pending regions in flight (lazy.go).
 			for _, c := range r.ctxs {
@@ -208,7 +207,7 @@ func (r *runner) appendState(dst []uint64, drop int) []uint64 {
 // violations then). Suspended at an event, only the first part: when the
 // event returns, the anchor moves there and the keys are found again.
 func (r *runner) appendInst(dst []uint64, lz *lzInst) []uint64 {
-	if !r.lzActive(lz) || lzStateDrop == "instance" {
+	if !r.lzActive(lz) || r.hk.lzStateDrop == "instance" {
 		return append(dst, 0)
 	}
 	rep := uint64(lz.rep)
@@ -272,7 +271,7 @@ func (r *runner) idle(c *ctx) bool {
 	if r.taskCt[c.task] != c {
 		return false // an interrupt's or a nested call's context is in flight
 	}
-	return idleAll || r.between || len(r.ctxs) == 0 || r.ctxs[0] != c // idleAll: a test's wrong rule
+	return r.hk.idleAll || r.between || len(r.ctxs) == 0 || r.ctxs[0] != c // idleAll: a test's wrong rule
 }
 
 // appendLog encodes the log window of the state (appendState's stLog):
@@ -305,7 +304,7 @@ func (r *runner) appendLog(dst []uint64) []uint64 {
 		panic("harness: more contexts than the log window's reader mask holds")
 	}
 	lo = max(0, min(lo, len(m.Log)))
-	if checkDeadLog {
+	if r.hk.checkDeadLog {
 		for i := range lo {
 			r.markDead(i)
 		}
@@ -322,8 +321,8 @@ func (r *runner) appendLog(dst []uint64) []uint64 {
 				mask |= 2 << j
 			}
 		}
-		if mask == 0 || logTooNarrow && mask&1 == 0 {
-			if checkDeadLog {
+		if mask == 0 || r.hk.logTooNarrow && mask&1 == 0 {
+			if r.hk.checkDeadLog {
 				r.markDead(i)
 			}
 			continue
@@ -343,17 +342,6 @@ func (r *runner) appendLog(dst []uint64) []uint64 {
 	return append(dst, uint64(count), uint64(len(live)))
 }
 
-// checkDeadLog, in tests, has each run mark the records its state's log
-// window leaves out and count, in deadLogReads, every later read of one,
-// which the window's rule says never happens (deadLogMarks counts the
-// records marked, so that a test sees the check had something to check);
-// logTooNarrow is a test's wrong rule that also leaves out the records
-// before logSeen that a context still owns (the check must notice).
-var (
-	checkDeadLog, logTooNarrow bool
-	deadLogReads, deadLogMarks atomic.Int64
-)
-
 // markDead marks record i as left out of the state (checkDeadLog).
 func (r *runner) markDead(i int) {
 	for len(r.deadLog) <= i {
@@ -361,20 +349,16 @@ func (r *runner) markDead(i int) {
 	}
 	if !r.deadLog[i] {
 		r.deadLog[i] = true
-		deadLogMarks.Add(1)
+		r.hk.deadLogMarks.Add(1)
 	}
 }
 
 // readLog notes a read of record i by a check (checkDeadLog).
 func (r *runner) readLog(i int) {
 	if i < len(r.deadLog) && r.deadLog[i] {
-		deadLogReads.Add(1)
+		r.hk.deadLogReads.Add(1)
 	}
 }
-
-// idleAll, in tests, takes every task context for idle, also in the
-// middle of an op (cache_test.go: the comparison must notice).
-var idleAll bool
 
 // appendCtx encodes one context: where it is (level, nesting, its input
 // digest and op count), what it has not committed yet, and what the
@@ -383,8 +367,9 @@ var idleAll bool
 // are left out: the next op starts its digest afresh (from the op count and
 // the op) and yields at its start before anything reads the site, so
 // nothing later depends on them, and two runs that reach the same point
-// by different inputs to an op already done merge.
-func appendCtx(dst []uint64, c *ctx, idle bool) []uint64 {
+// by different inputs to an op already done merge. (uxMerge: the test
+// hook uxKeyMerge.)
+func appendCtx(dst []uint64, c *ctx, idle, uxMerge bool) []uint64 {
 	hist, last := c.hist, uint64(c.lastSite)
 	if idle {
 		hist, last = 0, 0
@@ -394,7 +379,7 @@ func appendCtx(dst []uint64, c *ctx, idle bool) []uint64 {
 		// The merged remote placements' segment (remotes.go) and the
 		// remote unwind's extension (unwindext.go): which remote actions
 		// the next offer points leave out.
-		uint64(c.rcls)|uint64(c.rrep)<<8|uint64(boolU(c.plain))<<16|uint64(uxKey(c.ux))<<24)
+		uint64(c.rcls)|uint64(c.rrep)<<8|uint64(boolU(c.plain))<<16|uint64(uxKey(c.ux, uxMerge))<<24)
 	for _, p := range c.buf {
 		dst = append(dst, uint64(p.site)|uint64(p.kind)<<16|uint64(uint32(p.addr))<<32, uint64(p.val))
 	}
@@ -465,16 +450,11 @@ func (r *runner) appendOrders(dst []uint64, spent bool) []uint64 {
 	return dst
 }
 
-// lzStateDrop, in tests, leaves the lazy engine's "pending" regions or
-// its "instance" in flight out of the state (the soundness comparison must
-// notice).
-var lzStateDrop string
-
 // appendPending encodes the lazy engine's pending regions, by site: each
 // one's option list (its first instance's shape), live options, and
 // whether it has spent an order.
 func (r *runner) appendPending(dst []uint64) []uint64 {
-	if len(r.lzList) == 0 || lzStateDrop == "pending" {
+	if len(r.lzList) == 0 || r.hk.lzStateDrop == "pending" {
 		return append(dst, 0)
 	}
 	var keys [8]fgraph.Site

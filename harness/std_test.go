@@ -32,6 +32,7 @@ func TestStd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores the full std bound")
 	}
+	t.Parallel() // sets no test hook (parallel_test.go)
 	for _, p := range stdPins {
 		t.Run(p.v.String(), func(t *testing.T) {
 			t.Parallel()

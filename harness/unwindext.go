@@ -57,20 +57,10 @@ const (
 	uxRep           // the representative: later placements are counted
 )
 
-// Test hooks: noUnwindExt turns the extension off; uxKeyMerge encodes an
-// opening extension as an open one (unsound: TestUnwindExtKeyCaught);
-// uxAlwaysClean evaluates no unwind (TestUnwindExtEvaluationCaught).
-var noUnwindExt, uxKeyMerge, uxAlwaysClean bool
-
-// noUxReplay, in tests, evaluates the unwind again over a replayed
-// prefix; uxFlip takes the opposite of each recorded answer there (wrong:
-// TestUnwindExtReplayedAnswers).
-var noUxReplay, uxFlip bool
-
 // unwindExtIndex is the remote action the extension merges: the
 // scenario's only remote unwind, with one remote event a run (-1: none).
 func (r *runner) unwindExtIndex() int {
-	if !r.mergeRem || noUnwindExt || r.sc.Bound.E != 1 || r.sc.AnyReader {
+	if !r.mergeRem || r.hk.noUnwindExt || r.sc.Bound.E != 1 || r.sc.AnyReader {
 		return -1
 	}
 	u := -1
@@ -157,7 +147,7 @@ func (r *runner) uxTaken(c *ctx, o Option) bool {
 // the same order (reuse.go): on std at C=3 the evaluations in replayed
 // prefixes were 5 % of the exploration's time.
 func (r *runner) unwindClean(c *ctx) bool {
-	if uxAlwaysClean {
+	if r.hk.uxAlwaysClean {
 		return true
 	}
 	u := r.reuse
@@ -167,8 +157,8 @@ func (r *runner) unwindClean(c *ctx) bool {
 	// Every call is recorded, answered from the cache or not: a resumed
 	// run's cache starts empty (loadData), so only the calls line up.
 	var ok bool
-	if r.points <= u.until && u.uxN < len(u.ux) && !noUxReplay {
-		ok = u.ux[u.uxN] != uxFlip
+	if r.points <= u.until && u.uxN < len(u.ux) && !r.hk.noUxReplay {
+		ok = u.ux[u.uxN] != r.hk.uxFlip
 	} else {
 		ok = r.unwindEval(c)
 		u.ux = append(u.ux[:u.uxN], ok)
@@ -194,9 +184,10 @@ func (r *runner) unwindEval(c *ctx) bool {
 	return ok
 }
 
-// uxKey is the extension's state as the state's encoding has it.
-func uxKey(x uint8) uint8 {
-	if uxKeyMerge && x == uxOpening {
+// uxKey is the extension's state as the state's encoding has it (merge:
+// the test hook uxKeyMerge).
+func uxKey(x uint8, merge bool) uint8 {
+	if merge && x == uxOpening {
 		return uxOpen
 	}
 	return x

@@ -13,13 +13,12 @@ import (
 // counts and runs far fewer remote unwinds, with the cache and without
 // it; turned off, the merged placements are remotes.go's alone.
 func TestUnwindExtFewerRuns(t *testing.T) {
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	sc := Standard(fgraph.Latest)
 	unw := slices.IndexFunc(sc.Remotes, func(r Remote) bool { return r.Kind == RemoteUnwind })
 	for _, cache := range []bool{false, true} {
 		opt := ExploreOptions{Cache: cache, MergeRemotes: true}
-		noUnwindExt = true
-		off, err := Explore(sc, opt)
-		noUnwindExt = false
+		off, err := Explore(sc, hooked(opt, &testHooks{noUnwindExt: true}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,14 +44,13 @@ func TestUnwindExtFewerRuns(t *testing.T) {
 // unwind left out) lets the cache count std's schedules wrong, and the
 // comparison with the plain DFS sees it.
 func TestUnwindExtKeyCaught(t *testing.T) {
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	sc := Standard(fgraph.Latest)
 	plain, err := Explore(sc, ExploreOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	uxKeyMerge = true
-	defer func() { uxKeyMerge = false }()
-	s, err := Explore(sc, ExploreOptions{Cache: true, MergeRemotes: true})
+	s, err := Explore(sc, hooked(ExploreOptions{Cache: true, MergeRemotes: true}, &testHooks{uxKeyMerge: true}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,6 +68,7 @@ func TestUnwindExtEvaluationCaught(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores every mutant twice")
 	}
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	caught, internal := 0, 0
 	for _, sc := range soundScenarios()[2:] {
 		small := *sc
@@ -79,10 +78,8 @@ func TestUnwindExtEvaluationCaught(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		uxAlwaysClean = true
 		opt.Cache, opt.MergeRemotes = true, true
-		s, err := Explore(&small, opt)
-		uxAlwaysClean = false
+		s, err := Explore(&small, hooked(opt, &testHooks{uxAlwaysClean: true}))
 		switch {
 		case err != nil:
 			caught++
@@ -108,10 +105,11 @@ func TestUnwindExtVerifyEverySubtree(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores std in verify mode")
 	}
-	defer func() { verifyHook = nil }()
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	sc := Standard(fgraph.Latest)
 	bad := 0
-	verifyHook = func(first, again Schedule, want, got cacheEntry, same, sameKnown bool) {
+	h := new(testHooks)
+	h.verifyHook = func(first, again Schedule, want, got cacheEntry, same, sameKnown bool) {
 		want.rel, got.rel = 0, 0
 		if want != got || !sameKnown {
 			bad++
@@ -121,7 +119,7 @@ func TestUnwindExtVerifyEverySubtree(t *testing.T) {
 			}
 		}
 	}
-	if _, err := Explore(sc, ExploreOptions{Cache: true, MergeRemotes: true}); err != nil {
+	if _, err := Explore(sc, hooked(ExploreOptions{Cache: true, MergeRemotes: true}, h)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -131,11 +129,10 @@ func TestUnwindExtVerifyEverySubtree(t *testing.T) {
 // the same, run for run, as one that evaluates them again; with each
 // recorded answer taken wrong it is not.
 func TestUnwindExtReplayedAnswers(t *testing.T) {
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	sc := Standard(fgraph.Latest)
 	opt := ExploreOptions{Cache: true, MergeRemotes: true}
-	var again *Summary
-	var err error
-	withSet(&noUxReplay, func() { again, err = Explore(sc, opt) }) // resume_test.go
+	again, err := Explore(sc, hooked(opt, &testHooks{noUxReplay: true}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,9 +145,7 @@ func TestUnwindExtReplayedAnswers(t *testing.T) {
 		t.Errorf("recorded answers: %d schedules (%d kbuild), %d runs, %d states, %v; evaluated again: %d (%d), %d, %d, %v",
 			rec.Runs, rec.Kbuild.Runs, rec.Executed, rec.Cache.States, rec.Known, again.Runs, again.Kbuild.Runs, again.Executed, again.Cache.States, again.Known)
 	}
-	uxFlip = true
-	defer func() { uxFlip = false }()
-	bad, err := Explore(sc, opt)
+	bad, err := Explore(sc, hooked(opt, &testHooks{uxFlip: true}))
 	if err == nil && bad.Runs == again.Runs && bad.Executed == again.Executed && maps.Equal(bad.Known, again.Known) {
 		t.Errorf("recorded answers taken wrong went unnoticed: %d schedules, %d runs, %v", bad.Runs, bad.Executed, bad.Known)
 	}
