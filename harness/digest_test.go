@@ -27,6 +27,7 @@ func TestDigestReplaySound(t *testing.T) {
 // afterEventModes (peer-spin, std without merged placements) nothing the
 // comparison sees changes.
 func TestDigestReplayCaught(t *testing.T) {
+	t.Parallel() // its hooks are its explorations' (hooks.go)
 	for _, name := range []string{"std merged", "M-push-barrier1 merged"} {
 		h := new(testHooks)
 		caughtWith(t, name, h, &h.digestNotPutBack, "digests not put back")
