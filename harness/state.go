@@ -511,11 +511,17 @@ func appendModel(dst []uint64, s *model.State) []uint64 {
 
 const hashSeed = 0x243f6a8885a308d3
 
-// mix folds x into the digest h (a context's input history).
+// mix folds x into the digest h (a context's input history, and the
+// other digests of words: the readers' memo keys, the kept walks' keys,
+// a sandbox's signature). It is wyhash's mum (Wang Yi): the 128-bit
+// product of h^x and an odd constant, its halves folded, so that every
+// bit of h^x reaches every bit of the result (TestMixAvalanche). One
+// multiply where the combine it replaced (boost's hash_combine, then a
+// multiply and a shift) was a chain of nine dependent instructions: 34
+// million calls on peer-spin K=3, 2.1 % of its instructions.
 func mix(h, x uint64) uint64 {
-	h ^= x + 0x9e3779b97f4a7c15 + h<<6 + h>>2
-	h *= 0xbf58476d1ce4e5b9
-	return h ^ h>>31
+	hi, lo := bits.Mul64(h^x, 0xbf58476d1ce4e5b9)
+	return hi ^ lo
 }
 
 // slotFree reports whether sl holds no user: the stub model.New puts in
