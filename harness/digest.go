@@ -39,7 +39,7 @@ package harness
 // of the previous run with its digests off: with check reuse (the same
 // prefix, the same order of events), no trace.
 func (r *runner) replaysDigests(opt RunOptions) bool {
-	return r.reuse != nil && r.reuse.until >= 0 && !opt.Trace && !opt.testHooks().noDigestReplay
+	return r.reuse != nil && r.reuse.until >= 0 && !opt.Trace && (opt.hooks == nil || !opt.hooks.noDigestReplay)
 }
 
 // ask offers opts at choice point p to the chooser and returns its answer;

@@ -39,7 +39,7 @@ package harness
 // the fast path on its replayed prefix.
 func (r *runner) fastReplays(ch Chooser, opt RunOptions) bool {
 	return r.fdfs != nil && ch == Chooser(r.fdfs) && opt.wrap == nil && !opt.Trace && !r.compiled &&
-		r.reuse != nil && r.reuse.until >= 0 && !opt.testHooks().noFastReplay
+		r.reuse != nil && r.reuse.until >= 0 && (opt.hooks == nil || !opt.hooks.noFastReplay)
 }
 
 // replayed reports whether the yield point just numbered is done with on

@@ -232,8 +232,10 @@ type testHooks struct {
 // noHooks is the hooks of a run whose options carry none: read, never set.
 var noHooks testHooks
 
-// testHooks returns o's hooks (and counts, in their ran, a run or a
-// runner that takes them), or noHooks.
+// testHooks returns o's hooks, or noHooks, for a run or a runner that
+// takes them, and counts the taking in their ran (run, shareRuns and the
+// table of combos call it; what reads o.hooks before a run has taken
+// them reads the field).
 func (o *RunOptions) testHooks() *testHooks {
 	if o.hooks != nil {
 		o.hooks.ran.Add(1)
