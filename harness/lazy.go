@@ -245,7 +245,7 @@ func (r *runner) lzShape(buf []pending) *lzOpts {
 	if r.lzShapes == nil {
 		r.lzShapes = map[string]*lzOpts{}
 	}
-	if len(nd) < 2 || len(nd) > 64 {
+	if len(nd) < 2 || len(nd) > lzMaxOptions {
 		r.lzShapes[key] = nil
 		return nil
 	}

@@ -46,8 +46,10 @@ uninterrupted run. --orders lazy chooses region orders lazily: a run stands
 for every order its events and the oracles cannot tell apart (the same
 counts and verdicts, far fewer schedules run where orders dominate);
 auto, the default, does so when the bound has no cap on choices (C=0, as
-peer-spin), where every order would multiply the whole interrupt space
-(docs/lazy-orders.md). --remotes merged runs one placement of a remote
+peer-spin), where every order would multiply the whole interrupt space,
+and with R=1 where every region of the default path has at most 64
+orders, the most a pending region holds (std on latest; not v6.12, v6.11
+nor the seed, whose push has a region of 120) (docs/lazy-orders.md). --remotes merged runs one placement of a remote
 action for the placements that leave the same state and verdicts (a
 pure reader between two stores of the interrupted context, or anywhere
 in its op where it is the last choice and reports nothing; a register
@@ -69,7 +71,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	exact := fs.Bool("exact", false, "run every schedule (the plain DFS, no state cache): the pinned counts, coverage counts of every schedule, OnRun for each")
 	cacheEntries := fs.Int("cache-entries", harness.DefaultCacheEntries, "at most `N` states of subtrees in the state cache, and as many of run tails in a second table, which the workers share (a state takes a 16-byte slot, with a table's free room about 21-43 bytes, and a 48-byte entry)")
 	cacheExact := fs.Bool("cache-exact", false, "with --cache, store whole state encodings instead of their hashes (no collision risk, more memory)")
-	orders := fs.String("orders", "auto", "how region orders are chosen: `lazy` (one run stands for every order its events and the oracles cannot tell apart, counted as that many schedules: the same counts and verdicts; a failing run is run again with one of its orders and saved as that schedule), eager (each order its own subtree), or auto: lazy where the bound has no cap on choices (C=0) on the port with the state cache, eager elsewhere")
+	orders := fs.String("orders", "auto", "how region orders are chosen: `lazy` (one run stands for every order its events and the oracles cannot tell apart, counted as that many schedules: the same counts and verdicts; a failing run is run again with one of its orders and saved as that schedule), eager (each order its own subtree), or auto: lazy on the port with the state cache where the bound has no cap on choices (C=0), or where R=1 and every region of the default path fits a pending region (64 orders), eager elsewhere")
 	runKinds := fs.Bool("run-kinds", false, "after the summary, count the runs executed by the choice each changed from the run before (an interrupt, a remote action, a region's order, a pending region narrowed): how many, how many stopped at a state the cache held, and the shared accesses a run replayed before the changed choice and ran from it on")
 	remotes := fs.String("remotes", "auto", "how remote actions are placed: `merged` (one run for the placements that leave the same state and verdicts, counted as that many schedules: the same counts and verdicts), each (every placement its own run), or auto: merged on the port with the state cache and eager region orders, each elsewhere")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
@@ -124,7 +126,9 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	if *orders == "lazy" && sc.Target != nil {
 		return misuse(stderr, "explore", "--orders lazy: a compiled tree (--kernel) commits its stores in the order GCC chose; it has no region orders to choose")
 	}
-	lazy := *orders == "lazy" || *orders == "auto" && lazyAuto(sc, useCache)
+	// Merged placements asked for: auto orders are eager (the two do not
+	// combine).
+	lazy := *orders == "lazy" || *orders == "auto" && *remotes != "merged" && lazyAuto(sc, useCache)
 	if *remotes == "merged" && sc.Target != nil {
 		return misuse(stderr, "explore", "--remotes merged: a compiled tree (--kernel) runs each placement (a crash of its remote CPU cannot be deferred)")
 	}
@@ -247,21 +251,27 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-// lazyAuto is --orders auto: lazy region orders where the bound has no cap
-// on choices, on the port with the state cache. Without a cap every order
-// multiplies the whole interrupt space, and lazy orders explore it once
-// for the orders no interrupt tells apart (peer-spin K=2: 6,998
-// schedules run instead of 43,426; std with no cap: 4.8 million instead of
-// 19.6 million); with one, an order spends a choice the interrupts would
-// take, the eager DFS runs about as many yields, and whether the lazy
-// engine's bookkeeping costs less than it saves depends on the code under
-// test: on latest it does (std C=2 13 % fewer instructions than the eager
-// engine with merged remote placements, C=3 8.7 %), on v6.11 and the seed
-// it does not (20 % and 4.9 % more; docs/state-cache.md, twenty-seventh
-// session), so a capped bound keeps the eager engine.
+// lazyAuto is --orders auto: lazy region orders on the port with the state
+// cache where the bound has no cap on choices, and on a capped bound with
+// R=1 where the lazy engine can keep every region pending. Without a cap
+// every order multiplies the whole interrupt space, and lazy orders
+// explore it once for the orders no interrupt tells apart (peer-spin K=2:
+// 6,998 schedules run instead of 43,426; std with no cap: 4.8 million
+// instead of 19.6 million). With a cap an order spends a choice the
+// interrupts would take, and the lazy engine pays where its pending
+// regions are the regions met: on std at C=2 it executes 13 % fewer
+// instructions than the eager engine with merged remote placements on
+// latest (C=3: 8.7 %), and 20 % and 4.9 % more on v6.11 and the seed, whose
+// push.w4 region has 120 orders, more than a pending region holds
+// (harness.LazyFits; docs/state-cache.md, twenty-seventh session). The
+// eager engine is then the faster, with merged remote placements, which
+// do not combine with pending orders.
 func lazyAuto(sc *harness.Scenario, cache bool) bool {
 	ok, _ := harness.Cacheable(sc)
-	return cache && ok && sc.Target == nil && sc.Bound.R > 0 && sc.Bound.C == 0
+	if !cache || !ok || sc.Target != nil || sc.Bound.R == 0 {
+		return false
+	}
+	return sc.Bound.C == 0 || sc.Bound.R == 1 && harness.LazyFits(sc)
 }
 
 // mergedAuto is --remotes auto: merged remote placements on the port with

@@ -290,7 +290,10 @@ func TestExploreOrders(t *testing.T) {
 		why  string
 	}{
 		{[]string{"--scenario", "peer-spin"}, "lazy", "no cap: every order would multiply the interrupt space"},
-		{nil, "eager", "std's cap C=2: an order spends a choice the interrupts would take"},
+		{nil, "lazy", "std on latest (C=2, R=1): every region of the default path fits a pending region"},
+		{[]string{"--variant", "v6.11"}, "eager", "v6.11's push.w4 region has 120 orders, more than a pending region holds"},
+		{[]string{"-C", "2", "-R", "2"}, "eager", "a capped bound with R=2: not measured, the eager engine"},
+		{[]string{"--remotes", "merged"}, "eager", "merged placements asked for: they do not combine with pending orders"},
 		{[]string{"--orders", "lazy"}, "lazy", "asked for"},
 		{[]string{"--scenario", "peer-spin", "--orders", "eager"}, "eager", "asked for"},
 		{[]string{"--scenario", "peer-spin", "--exact"}, "eager", "the plain DFS runs every schedule"},
@@ -346,7 +349,9 @@ var failNameRE = regexp.MustCompile(`^latest-M-push-1-([a-z-]+)-([0-9a-f]{8})\.t
 
 func TestExploreMutantSavesReplayableFile(t *testing.T) {
 	out := t.TempDir()
-	js := exploreJSON(t, exitViolation, "explore", "--mutant", "M-push-1", "--max-runs", "5000", "--out", out)
+	// Eager orders: a lazy run that fails stands for every order of its
+	// class, counted as that many failing schedules.
+	js := exploreJSON(t, exitViolation, "explore", "--mutant", "M-push-1", "--orders", "eager", "--max-runs", "5000", "--out", out)
 	if js.Mutant != "M-push-1" || js.Violations != 1 || js.FirstViolation == nil {
 		t.Fatalf("mutant %q, violations %d, first %+v: M-push-1 must be killed, stopping at the first failing schedule", js.Mutant, js.Violations, js.FirstViolation)
 	}
@@ -416,9 +421,9 @@ func TestExploreMutantSavesReplayableFile(t *testing.T) {
 func TestExploreMaxFiles(t *testing.T) {
 	out := t.TempDir()
 	// M-push-1 fails in most of its 65 schedules (a run ends at its
-	// violation, so its space is small). --remotes each: a run is one
-	// schedule.
-	js := exploreJSON(t, exitViolation, "explore", "--mutant", "M-push-1", "--keep-going", "--remotes", "each", "--max-runs", "40", "--max-files", "2", "--out", out)
+	// violation, so its space is small). --remotes each and eager orders: a
+	// run is one schedule.
+	js := exploreJSON(t, exitViolation, "explore", "--mutant", "M-push-1", "--keep-going", "--orders", "eager", "--remotes", "each", "--max-runs", "40", "--max-files", "2", "--out", out)
 	if js.Schedules != 40 || js.Violations <= 2 {
 		t.Fatalf("schedules %d violations %d: --keep-going must go on (M-push-1 fails in most schedules)", js.Schedules, js.Violations)
 	}
@@ -807,7 +812,7 @@ func TestExploreModels(t *testing.T) {
 // text summary, and in the JSON one, where they add up to the runs the
 // cache reports; without the flag neither says anything of them.
 func TestExploreRunKinds(t *testing.T) {
-	_, text, _ := fgcheck(t, "explore", "--run-kinds")
+	_, text, _ := fgcheck(t, "explore", "--orders", "eager", "--run-kinds")
 	for _, want := range []string{"\nruns:        34139, by the choice each changed from the run before", "\n             first ", "\n             interrupt ",
 		"\n             remote ", "\n               unregister u1 ", "\n               replace u0 u2 ", "\n               unwind task0 ", "\n             order "} {
 		if !strings.Contains(text, want) {
@@ -815,7 +820,7 @@ func TestExploreRunKinds(t *testing.T) {
 		}
 	}
 	// The remote runs by action add up to the remote runs.
-	jstd := exploreJSON(t, exitClean, "explore", "--run-kinds")
+	jstd := exploreJSON(t, exitClean, "explore", "--orders", "eager", "--run-kinds")
 	var rem jsonRuns
 	for i, c := range jstd.RunsByRemote {
 		if want := []string{"unregister u1", "replace u0 u2", "unwind task0"}; i < len(want) && c.Remote != want[i] {
@@ -862,7 +867,9 @@ func TestExploreRemotes(t *testing.T) {
 		want string
 		why  string
 	}{
-		{nil, "merged", "std: the cache and eager orders"},
+		{[]string{"--variant", "v6.11"}, "merged", "std on v6.11: the cache and eager orders (auto)"},
+		{nil, "each", "std on latest: lazy orders (auto), which do not combine with merged placements"},
+		{[]string{"--remotes", "merged"}, "merged", "asked for: auto orders are eager then"},
 		{[]string{"--remotes", "each"}, "each", "asked for"},
 		{[]string{"--scenario", "peer-spin"}, "each", "lazy orders (no cap): the engines do not combine"},
 		{[]string{"--exact"}, "each", "the plain DFS runs every schedule"},
@@ -872,12 +879,12 @@ func TestExploreRemotes(t *testing.T) {
 			t.Errorf("%v: remotes %q, want %q: %s", c.args, js.Remotes, c.want, c.why)
 		}
 	}
-	_, text, _ := fgcheck(t, "explore", "--max-runs", "10")
+	_, text, _ := fgcheck(t, "explore", "--variant", "v6.11", "--max-runs", "10")
 	if !strings.Contains(text, "engine:      exhaustive DFS with a visited-state cache and merged remote placements\n") {
 		t.Errorf("the engine line does not say merged remote placements:\n%s", text)
 	}
-	merged := exploreJSON(t, exitClean, "explore", "--remotes", "merged")
-	each := exploreJSON(t, exitClean, "explore", "--remotes", "each")
+	merged := exploreJSON(t, exitClean, "explore", "--orders", "eager", "--remotes", "merged")
+	each := exploreJSON(t, exitClean, "explore", "--orders", "eager", "--remotes", "each")
 	if merged.Schedules != each.Schedules || !maps.Equal(merged.KnownSchedules, each.KnownSchedules) || merged.Cache.Executed >= each.Cache.Executed {
 		t.Errorf("std: merged %d schedules %v (%d run), each %d %v (%d run)", merged.Schedules, merged.KnownSchedules, merged.Cache.Executed, each.Schedules, each.KnownSchedules, each.Cache.Executed)
 	}
