@@ -40,8 +40,9 @@ const DefaultMaxBytes = 4 << 20
 var pageTemplate string
 
 // pageTmpl is the page's template, parsed at the first page written: a
-// parse at package init cost every fgcheck process half a millisecond
-// (a sixth of its start-up beyond Go's own), pictures or not.
+// parse at package init cost every fgcheck process, pictures or not,
+// about a millisecond of its start-up (fgcheck version: 7.4-7.7 ms with
+// it, 5.9-6.5 ms without, 7 Dec 2026).
 var pageTmpl = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("page").Funcs(template.FuncMap{
 		"hex":           hexWord,

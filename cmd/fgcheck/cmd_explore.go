@@ -48,9 +48,9 @@ counts and verdicts, far fewer schedules run where orders dominate);
 auto, the default, does so when the bound has no cap on choices (C=0, as
 peer-spin), where every order would multiply the whole interrupt space,
 and with R=1 where every region of the default path has at most 64
-orders, the most a pending region holds (std on latest; not v6.12, v6.11
-nor the seed, whose push has a region of 120) (docs/lazy-orders.md). --remotes merged runs one placement of a remote
-action for the placements that leave the same state and verdicts (a
+orders, the most a pending region holds: std on latest, not v6.12, v6.11
+nor the seed, whose push has a region of 120 (docs/lazy-orders.md).
+--remotes merged runs one placement of a remote action for the placements that leave the same state and verdicts (a
 pure reader between two stores of the interrupted context, or anywhere
 in its op where it is the last choice and reports nothing; a register
 or unregister at a barrier and the load of a global after it), counted
