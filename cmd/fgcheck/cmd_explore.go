@@ -50,12 +50,13 @@ peer-spin), where every order would multiply the whole interrupt space,
 and with R=1 where every region of the default path has at most 64
 orders, the most a pending region holds: std on latest, not v6.12, v6.11
 nor the seed, whose push has a region of 120 (docs/lazy-orders.md).
---remotes merged runs one placement of a remote action for the placements that leave the same state and verdicts (a
-pure reader between two stores of the interrupted context, or anywhere
-in its op where it is the last choice and reports nothing; a register
-or unregister at a barrier and the load of a global after it), counted
-as that many schedules; auto, the default, does so with the state cache
-and eager orders on the port (docs/merged-remotes.md).`
+--remotes merged runs one placement of a remote action for the
+placements that leave the same state and verdicts (a pure reader between
+two stores of the interrupted context, or anywhere in its op where it is
+the last choice and reports nothing; a register or unregister at a
+barrier and the load of a global after it), counted as that many
+schedules; auto, the default, does so with the state cache and eager
+orders on the port (docs/merged-remotes.md).`
 
 func runExplore(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("explore", stderr, exploreUsage)
