@@ -31,18 +31,11 @@ func LazyFits(sc *Scenario) bool {
 // mostRegionOrders is the most orders that drop no store of any region the
 // all-default schedule of sc meets (0 if it meets none; lzMaxOptions+1 if
 // the run cannot be made or panics).
-func mostRegionOrders(sc *Scenario) (most int) {
-	defer func() {
-		if recover() != nil {
-			most = lzMaxOptions + 1
-		}
-	}()
-	r, err := newRunner(sc)
-	if err != nil {
+func mostRegionOrders(sc *Scenario) int {
+	c := &orderCounter{}
+	if !runDefault(sc, c, RunOptions{}, nil) {
 		return lzMaxOptions + 1
 	}
-	c := &orderCounter{}
-	r.run(c, RunOptions{})
 	return c.most
 }
 

@@ -93,21 +93,36 @@ func (k *kindRecorder) Choose(p *Point, opts []Option) int {
 func newPieceMap(sc *Scenario, opt ExploreOptions, shard, shards, pieces int) *pieceMap {
 	k := &kindRecorder{}
 	if pieces > 1 {
-		func() {
-			defer func() { _ = recover() }()
-			r, err := newRunner(sc)
-			if err != nil {
-				return
-			}
+		o := opt.RunOptions
+		runDefault(sc, k, RunOptions{Strict: o.Strict, NoOracles: o.NoOracles, KeepGoing: o.KeepGoing, InOrder: o.InOrder}, func(r *runner) {
 			r.lazy = opt.LazyOrders       // its choice points are the lazy engine's
 			r.mergeOpt = opt.MergeRemotes // and the merged placements'
 			r.hashing, _ = Cacheable(sc)
 			r.hashing = r.hashing && opt.Cache
-			o := opt.RunOptions
-			r.run(k, RunOptions{Strict: o.Strict, NoOracles: o.NoOracles, KeepGoing: o.KeepGoing, InOrder: o.InOrder})
-		}()
+		})
 	}
 	return cutPieces(k.kinds, shard, shards, pieces)
+}
+
+// runDefault runs the all-default schedule of sc once with chooser ch (a
+// recorder that takes every default), on a runner that setup, if not nil,
+// prepares. It reports false if no runner could be made or the run
+// panicked; what ch recorded up to there stays.
+func runDefault(sc *Scenario, ch Chooser, opt RunOptions, setup func(*runner)) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	r, err := newRunner(sc)
+	if err != nil {
+		return false
+	}
+	if setup != nil {
+		setup(r)
+	}
+	r.run(ch, opt)
+	return true
 }
 
 // cutPieces cuts the options of a default path (the kinds of each point's
