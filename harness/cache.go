@@ -1214,7 +1214,8 @@ func (d *dfs) countRun(res *Result) {
 	if len(cs.r.lzList) == 0 {
 		sp.run = append(sp.run[:0], weighted{c: progCombo, t: totals{runs: w, runsK: wk}})
 	} else {
-		sp.run = cs.r.runCombos(sp.run[:0], res.Failed(), int64(res.Points), w, wk)
+		m := cs.r.rmult // (res.weights: lzWeights times m)
+		sp.run = cs.r.runCombos(sp.run[:0], res.Failed(), int64(res.Points), w/m, wk/m, m)
 		for i := range sp.run {
 			sp.addRo(&sp.run[i])
 		}

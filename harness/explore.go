@@ -191,8 +191,9 @@ type ExploreOptions struct {
 	LazyOrders bool
 	// MergeRemotes runs one placement of a remote action for each set of
 	// placements that leave the same state and verdicts, and counts it
-	// for all (remotes.go): the same totals, fewer runs. Not with
-	// LazyOrders, nor on a compiled target (ignored there).
+	// for all (remotes.go): the same totals, fewer runs. With LazyOrders
+	// too (a run's weight is both multipliers'); not on a compiled target
+	// (ignored there).
 	MergeRemotes bool
 	// cacheDrop, if non-zero, leaves state component cacheDrop-1 out
 	// (tests only: an incomplete state must be caught by the soundness

@@ -51,7 +51,8 @@ func lazyScenarios() []*Scenario {
 // orders on the way (lzMaterialize, which fails the test with an
 // internal error if that run does not fail the same way); the first one
 // must replay from its file. On peer-spin the lazy engine must run fewer
-// schedules: that is what it is for.
+// schedules: that is what it is for. Lazy orders with merged remote
+// placements too (std's remote actions; peer-spin has none).
 func TestLazySound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores std, peer-spin and every mutant twice")
@@ -66,6 +67,10 @@ func TestLazySound(t *testing.T) {
 			if eager != lazy {
 				t.Fatalf("lazy orders differ from eager:\neager:\n%s\nlazy:\n%s", eager, lazy)
 			}
+			both, _ := lazyView(t, sc, ExploreOptions{Cache: true, LazyOrders: true, MergeRemotes: true, RunOptions: keep})
+			if eager != both {
+				t.Fatalf("lazy orders with merged remote placements differ from eager:\neager:\n%s\nlazy, merged:\n%s", eager, both)
+			}
 			if sc.Name == "peer-spin" && ls.Executed*3 > es.Executed {
 				t.Errorf("peer-spin: the lazy engine ran %d schedules, the eager one %d: want a third at most", ls.Executed, es.Executed)
 			}
@@ -73,6 +78,30 @@ func TestLazySound(t *testing.T) {
 				checkReplays(t, sc, ls.First)
 			}
 		})
+	}
+}
+
+// TestLazyPickOrderDependent: a later instance of a pending region whose
+// oracle bookkeeping depends on its order, though its first's did not
+// (std with F2 at C=2: an instance of push.w4's region buffers
+// enter.restore twice), makes each live option its own run (lzPick). Until 7
+// Dec 2026 that was an internal error, in `fgcheck explore --mutant F2
+// --keep-going` too. The counts must be the eager engine's, with merged
+// remote placements and without.
+func TestLazyPickOrderDependent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores std with F2 at C=2 three times")
+	}
+	t.Parallel() // sets no test hook (parallel_test.go)
+	sc := Standard(fgraph.Latest)
+	sc.Mutant, sc.Name = fgraph.MF2, "std.F2"
+	keep := RunOptions{KeepGoing: true}
+	eager, _ := lazyView(t, sc, ExploreOptions{Cache: true, RunOptions: keep})
+	for _, merged := range []bool{false, true} {
+		lazy, _ := lazyView(t, sc, ExploreOptions{Cache: true, LazyOrders: true, MergeRemotes: merged, RunOptions: keep})
+		if lazy != eager {
+			t.Errorf("merged placements %v: lazy orders differ from eager:\neager:\n%s\nlazy:\n%s", merged, eager, lazy)
+		}
 	}
 }
 

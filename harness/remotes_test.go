@@ -24,15 +24,17 @@ func mergedView(o outcome) outcome {
 // and std with every catalogue mutant, in soundModes' explorations and in
 // a complete exploration at C=1 where each run stops at its first
 // violation (a representative whose own action fails defers the stop to
-// its segment's end: it does here). Where a mutant is killed, the merged
-// explorer kills it too, with a schedule that replays to a violation.
+// its segment's end: it does here), with eager region orders and with lazy
+// ones (a run's weight is then both multipliers', and so are the totals
+// per combo of split.go). Where a mutant is killed, the merged explorer
+// kills it too, with a schedule that replays to a violation.
 func TestMergeRemotesSound(t *testing.T) {
 	if testing.Short() {
-		t.Skip("explores std, peer-spin and every mutant twice")
+		t.Skip("explores std, peer-spin and every mutant three times")
 	}
-	t.Parallel() // its hooks are its explorations' (hooks.go)
-	var quiet atomic.Int64
-	h := &testHooks{remQuiet: &quiet}
+	t.Parallel()              // its hooks are its explorations' (hooks.go)
+	var quiet [2]atomic.Int64 // by order engine: eager, lazy
+	hs := [2]*testHooks{{remQuiet: &quiet[0]}, {remQuiet: &quiet[1]}}
 	t.Run("all", func(t *testing.T) {
 		for i, sc := range soundScenarios() {
 			t.Run(sc.Name, func(t *testing.T) {
@@ -45,29 +47,35 @@ func TestMergeRemotesSound(t *testing.T) {
 				}
 				for _, m := range modes {
 					plain := explored(t, m.sc, m.opt)
-					m.opt.Cache, m.opt.MergeRemotes = true, true
-					o, s := exploredSummary(t, m.sc, hooked(m.opt, h))
-					if m.opt.StopAtFirst {
-						if (plain.first == "") != (s.First == nil) {
-							t.Errorf("%s: plain first violation %q, merged %v", m.name, plain.first, s.First)
-						}
-						if s.First != nil {
-							res, err := Replay(&File{Scenario: m.sc, Schedule: s.First.Schedule}, RunOptions{})
-							if err != nil || !res.Failed() {
-								t.Errorf("%s: the merged explorer's first failing schedule does not fail on replay (err %v)", m.name, err)
+					for lz, h := range hs {
+						opt := m.opt
+						opt.Cache, opt.MergeRemotes, opt.LazyOrders = true, true, lz == 1
+						name := m.name + [2]string{", eager orders", ", lazy orders"}[lz]
+						o, s := exploredSummary(t, m.sc, hooked(opt, h))
+						if opt.StopAtFirst {
+							if (plain.first == "") != (s.First == nil) {
+								t.Errorf("%s: plain first violation %q, merged %v", name, plain.first, s.First)
 							}
+							if s.First != nil {
+								res, err := Replay(&File{Scenario: m.sc, Schedule: s.First.Schedule}, RunOptions{})
+								if err != nil || !res.Failed() {
+									t.Errorf("%s: the merged explorer's first failing schedule does not fail on replay (err %v)", name, err)
+								}
+							}
+							continue
 						}
-						continue
-					}
-					if got, want := mergedView(o).String(), mergedView(plain).String(); got != want {
-						t.Errorf("%s: merged remote placements differ from the plain DFS:\nplain:\n%s\nmerged:\n%s", m.name, want, got)
+						if got, want := mergedView(o).String(), mergedView(plain).String(); got != want {
+							t.Errorf("%s: merged remote placements differ from the plain DFS:\nplain:\n%s\nmerged:\n%s", name, want, got)
+						}
 					}
 				}
 			})
 		}
 	})
-	if quiet.Load() == 0 {
-		t.Error("no representative deferred a violation: the quiet stop went untested")
+	for lz := range quiet {
+		if quiet[lz].Load() == 0 {
+			t.Errorf("%s orders: no representative deferred a violation: the quiet stop went untested", [2]string{"eager", "lazy"}[lz])
+		}
 	}
 }
 

@@ -653,7 +653,7 @@ func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 	r.rep, _ = ch.(*replay)
 	r.res = r.pool.get()
 	r.compiled = r.sc.Target != nil || opt.InOrder
-	r.mergeRem = r.mergeOpt && !r.compiled && !r.lazy
+	r.mergeRem = r.mergeOpt && !r.compiled
 	r.short = !opt.Trace && opt.Observe == nil && !r.compiled
 	r.uxIdx, r.uxVer = r.unwindExtIndex(), 0
 	if opt.Trace {
@@ -687,7 +687,10 @@ func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 		r.res.weightK = 0
 	}
 	if len(r.lzList) > 0 {
-		r.res.weight, r.res.weightK = r.lzWeights()
+		// Each live option's run stands for the same merged placements
+		// (docs/merged-remotes.md, "With lazy orders").
+		w, wk := r.lzWeights()
+		r.res.weight, r.res.weightK = w*r.rmult, wk*r.rmult
 	}
 	if r.tr != nil {
 		r.res.Events = r.tr.all()

@@ -441,8 +441,10 @@ func (r *runner) pendingSorted(dst []fgraph.Site) (ks []fgraph.Site, paid bool) 
 // at R=1: program order and one schedule per other live option, these
 // while the budget allows one order more; a paid region's options), its
 // verdict (failed) and its choice points (on its first combo). w and wk
-// are the run's weights, which the combos must add up to.
-func (r *runner) runCombos(dst []weighted, failed bool, points, w, wk int64) []weighted {
+// are the run's weights by its pending regions (lzWeights), which the
+// combos must add up to, and m its multiplier by merged remote placements
+// (runner.rmult): each combo stands for m times its schedules.
+func (r *runner) runCombos(dst []weighted, failed bool, points, w, wk, m int64) []weighted {
 	b := &r.sc.Bound
 	J := b.R - r.rUsed
 	if b.C > 0 {
@@ -453,6 +455,7 @@ func (r *runner) runCombos(dst []weighted, failed bool, points, w, wk int64) []w
 	ks, paid := r.pendingSorted(regs[:0])
 	var sw, swk int64
 	add := func(c combo, cw, cwk int64) {
+		cw, cwk = cw*m, cwk*m
 		t := totals{runs: cw, runsK: cwk}
 		if failed {
 			t.viol, t.violK = cw, cwk
@@ -476,8 +479,8 @@ func (r *runner) runCombos(dst []weighted, failed bool, points, w, wk int64) []w
 			add(combo{reg, int8(o)}, 1, boolI(kbOK && kb&(1<<o) != 0))
 		}
 	}
-	if sw != w || swk != wk {
-		internalf("split: a run's combos weigh %d (%d of kbuild's), its weights %d (%d)", sw, swk, w, wk)
+	if sw != w*m || swk != wk*m {
+		internalf("split: a run's combos weigh %d (%d of kbuild's), its weights %d (%d) times %d", sw, swk, w, wk, m)
 	}
 	return dst
 }
@@ -701,7 +704,7 @@ func (cs *cacheState) tailCombos(t totals, kt *knownTot) {
 			internalf("split: a stored tail of no kbuild schedule in an alias scenario")
 		}
 	}
-	ws := r.runCombos(sp.run[:0], t.viol > 0, t.points, w, wk)
+	ws := r.runCombos(sp.run[:0], t.viol > 0, t.points, w, wk, 1)
 	r.aliasDep = saved
 	if wk != t.runsK {
 		internalf("split: a stored tail of %d kbuild schedules at a point that stands for %d", t.runsK, wk)
@@ -759,6 +762,18 @@ func at(pts []splitCombo, c combo) int {
 		internalf("split: combo %v below a point without program order", c)
 	}
 	return 0
+}
+
+// scale multiplies w's schedule counts and known findings by m (not its
+// choice points, which are per run).
+func (w *weighted) scale(m int64) {
+	w.t.runs, w.t.viol, w.t.runsK, w.t.violK = w.t.runs*m, w.t.viol*m, w.t.runsK*m, w.t.violK*m
+	if w.kt != nil {
+		for j := range w.kt.d {
+			w.kt.d[j] *= m
+			w.kt.dk[j] *= m
+		}
+	}
 }
 
 // addRo adds w's totals to the running totals of its region and option.
@@ -877,6 +892,25 @@ func (sp *splitter) store(kd *keyed, ws []weighted, mask uint64) {
 	if sp.shared {
 		sp.mu.Lock()
 		defer sp.mu.Unlock()
+	}
+	if m := kd.mult; m > 1 {
+		// Per schedule of the path above, as the state cache stores a
+		// subtree (cacheState.store, remotes.go): a hit multiplies them
+		// by its own path's (splitHit). ws and their known findings are
+		// kd's, done with.
+		for i := range ws {
+			w := &ws[i]
+			if w.t.runs%m != 0 || w.t.viol%m != 0 || w.t.runsK%m != 0 || w.t.violK%m != 0 {
+				internalf("split: combo totals %+v below a point of multiplier %d", w.t, m)
+			}
+			w.t.runs, w.t.viol, w.t.runsK, w.t.violK = w.t.runs/m, w.t.viol/m, w.t.runsK/m, w.t.violK/m
+			if w.kt != nil {
+				for j := range w.kt.d {
+					w.kt.d[j] /= m
+					w.kt.dk[j] /= m
+				}
+			}
+		}
 	}
 	b, at := sp.block(kd.k)
 	had := b != nil
@@ -1031,6 +1065,14 @@ func (d *dfs) splitHit(res *Result, t totals, kt *knownTot) {
 	default:
 		// A state without pending regions: everything below it is prog.
 		sp.hit = append(sp.hit[:0], weighted{c: progCombo, t: t, kt: sp.keep(kt)})
+	}
+	if m := cs.r.rmult; m > 1 {
+		// The stored combos are per schedule of the path (store): the
+		// path's merged remote placements multiply them. (Their known
+		// findings are the splitter's own copies: sp.kts, sp.kept.)
+		for i := range sp.hit {
+			sp.hit[i].scale(m)
+		}
 	}
 	for i := range sp.hit {
 		sp.addRo(&sp.hit[i])

@@ -86,7 +86,7 @@ func (r *runner) uxAt(c *ctx, sup uint8) uint8 {
 	if c.ux == uxRep {
 		// The default run's offer point: left out by the segment rule (a
 		// placement of this representative's) or by the extension.
-		if sup&remUnwind != 0 || r.unwindClean(c) {
+		if sup&remUnwind != 0 || r.uxClean(c) {
 			r.rmult++
 		} else {
 			c.ux = uxNone
@@ -101,12 +101,12 @@ func (r *runner) uxAt(c *ctx, sup uint8) uint8 {
 	}
 	if c.ux == uxNone {
 		// Opened where the unwind is offered as the last choice, clean.
-		if r.unwindLast() && r.unwindClean(c) {
+		if r.unwindLast() && r.uxClean(c) {
 			c.ux = uxOpening
 		}
 		return 0
 	}
-	if r.unwindClean(c) {
+	if r.uxClean(c) {
 		c.ux = uxOpen
 		return remUnwind
 	}
@@ -134,6 +134,15 @@ func (r *runner) uxTaken(c *ctx, o Option) bool {
 		x.ux = uxNone
 	}
 	return false
+}
+
+// uxClean is unwindClean where every option a pending region still
+// stands for has the memory of the run: not while an instance of one is
+// in flight with more than one option live (lazy.go), whose orders leave
+// other words in memory between its commits than the representative's,
+// which the evaluation reads.
+func (r *runner) uxClean(c *ctx) bool {
+	return !r.lzMixed() && r.unwindClean(c)
 }
 
 // unwindClean reports whether the remote unwind, fired now, would report

@@ -55,8 +55,8 @@ placements that leave the same state and verdicts (a pure reader between
 two stores of the interrupted context, or anywhere in its op where it is
 the last choice and reports nothing; a register or unregister at a
 barrier and the load of a global after it), counted as that many
-schedules; auto, the default, does so with the state cache and eager
-orders on the port (docs/merged-remotes.md).`
+schedules; auto, the default, does so with the state cache on the port,
+with either order engine (docs/merged-remotes.md).`
 
 func runExplore(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("explore", stderr, exploreUsage)
@@ -74,7 +74,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	cacheExact := fs.Bool("cache-exact", false, "with --cache, store whole state encodings instead of their hashes (no collision risk, more memory)")
 	orders := fs.String("orders", "auto", "how region orders are chosen: `lazy` (one run stands for every order its events and the oracles cannot tell apart, counted as that many schedules: the same counts and verdicts; a failing run is run again with one of its orders and saved as that schedule), eager (each order its own subtree), or auto: lazy on the port with the state cache where the bound has no cap on choices (C=0), or where R=1 and every region of the default path fits a pending region (64 orders), eager elsewhere")
 	runKinds := fs.Bool("run-kinds", false, "after the summary, count the runs executed by the choice each changed from the run before (an interrupt, a remote action, a region's order, a pending region narrowed): how many, how many stopped at a state the cache held, and the shared accesses a run replayed before the changed choice and ran from it on")
-	remotes := fs.String("remotes", "auto", "how remote actions are placed: `merged` (one run for the placements that leave the same state and verdicts, counted as that many schedules: the same counts and verdicts), each (every placement its own run), or auto: merged on the port with the state cache and eager region orders, each elsewhere")
+	remotes := fs.String("remotes", "auto", "how remote actions are placed: `merged` (one run for the placements that leave the same state and verdicts, counted as that many schedules: the same counts and verdicts), each (every placement its own run), or auto: merged on the port with the state cache where the bound has a remote event, each elsewhere")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
@@ -104,9 +104,6 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	if *remotes == "merged" && *exact {
 		return misuse(stderr, "explore", "--remotes merged and --exact: --exact runs every schedule, merged placements one run for several")
 	}
-	if *remotes == "merged" && *orders == "lazy" {
-		return misuse(stderr, "explore", "--remotes merged and --orders lazy: the two engines do not combine yet (docs/merged-remotes.md)")
-	}
 	if *cacheEntries < 1 {
 		return misuse(stderr, "explore", "--cache-entries %d: want 1 or more", *cacheEntries)
 	}
@@ -127,13 +124,11 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	if *orders == "lazy" && sc.Target != nil {
 		return misuse(stderr, "explore", "--orders lazy: a compiled tree (--kernel) commits its stores in the order GCC chose; it has no region orders to choose")
 	}
-	// Merged placements asked for: auto orders are eager (the two do not
-	// combine).
-	lazy := *orders == "lazy" || *orders == "auto" && *remotes != "merged" && lazyAuto(sc, useCache)
+	lazy := *orders == "lazy" || *orders == "auto" && lazyAuto(sc, useCache)
 	if *remotes == "merged" && sc.Target != nil {
 		return misuse(stderr, "explore", "--remotes merged: a compiled tree (--kernel) runs each placement (a crash of its remote CPU cannot be deferred)")
 	}
-	merged := *remotes == "merged" || *remotes == "auto" && mergedAuto(sc, useCache, lazy)
+	merged := *remotes == "merged" || *remotes == "auto" && mergedAuto(sc, useCache)
 
 	argv := append([]string{"explore"}, args...)
 	var cf *checkpointFile
@@ -260,13 +255,12 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 // 6,998 schedules run instead of 43,426; std with no cap: 4.8 million
 // instead of 19.6 million). With a cap an order spends a choice the
 // interrupts would take, and the lazy engine pays where its pending
-// regions are the regions met: on std at C=2 it executes 13 % fewer
-// instructions than the eager engine with merged remote placements on
-// latest (C=3: 8.7 %), and 20 % and 4.9 % more on v6.11 and the seed, whose
-// push.w4 region has 120 orders, more than a pending region holds
-// (harness.LazyFits; docs/state-cache.md, twenty-seventh session). The
-// eager engine is then the faster, with merged remote placements, which
-// do not combine with pending orders.
+// regions are the regions met: on std on latest at C=2 it runs 22,190
+// schedules where the eager engine runs 34,139, both with merged remote
+// placements. On v6.11 and the seed, whose push.w4 region has 120 orders,
+// more than a pending region holds (harness.LazyFits), it runs 1 % fewer
+// and its bookkeeping costs more than that (docs/state-cache.md,
+// twenty-seventh and twenty-eighth sessions).
 func lazyAuto(sc *harness.Scenario, cache bool) bool {
 	ok, _ := harness.Cacheable(sc)
 	if !cache || !ok || sc.Target != nil || sc.Bound.R == 0 {
@@ -276,10 +270,11 @@ func lazyAuto(sc *harness.Scenario, cache bool) bool {
 }
 
 // mergedAuto is --remotes auto: merged remote placements on the port with
-// the state cache and eager orders (the lazy engine does not combine with
-// them yet), where a remote action can be placed (E > 0). Std at C=3: 9.6
-// % fewer schedules run, 7 % less time (docs/merged-remotes.md).
-func mergedAuto(sc *harness.Scenario, cache, lazy bool) bool {
+// the state cache, where a remote action can be placed (E > 0). Std at
+// C=3: 9.6 % fewer schedules run with eager orders, 7 % less time
+// (docs/merged-remotes.md); with lazy orders 586,159 schedules run
+// instead of 826,267.
+func mergedAuto(sc *harness.Scenario, cache bool) bool {
 	ok, _ := harness.Cacheable(sc)
-	return cache && ok && sc.Target == nil && !lazy && sc.Bound.E > 0 && len(sc.Remotes) > 0
+	return cache && ok && sc.Target == nil && sc.Bound.E > 0 && len(sc.Remotes) > 0
 }

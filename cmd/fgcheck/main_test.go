@@ -293,7 +293,7 @@ func TestExploreOrders(t *testing.T) {
 		{nil, "lazy", "std on latest (C=2, R=1): every region of the default path fits a pending region"},
 		{[]string{"--variant", "v6.11"}, "eager", "v6.11's push.w4 region has 120 orders, more than a pending region holds"},
 		{[]string{"-C", "2", "-R", "2"}, "eager", "a capped bound with R=2: not measured, the eager engine"},
-		{[]string{"--remotes", "merged"}, "eager", "merged placements asked for: they do not combine with pending orders"},
+		{[]string{"--remotes", "merged"}, "lazy", "merged placements asked for: they combine with pending orders"},
 		{[]string{"--orders", "lazy"}, "lazy", "asked for"},
 		{[]string{"--scenario", "peer-spin", "--orders", "eager"}, "eager", "asked for"},
 		{[]string{"--scenario", "peer-spin", "--exact"}, "eager", "the plain DFS runs every schedule"},
@@ -858,9 +858,10 @@ func TestExploreRunKinds(t *testing.T) {
 }
 
 // TestExploreRemotes: --remotes auto merges remote placements on the port
-// with the cache and eager orders, and says so; merged and each give the
-// same totals, merged with fewer schedules run; merged with --exact, with
-// lazy orders or with a compiled tree is misuse.
+// with the cache where a remote action can be placed, with either order
+// engine, and says so; merged and each give the same totals, merged with
+// fewer schedules run, with eager orders and with lazy ones; merged with
+// --exact or with a compiled tree is misuse.
 func TestExploreRemotes(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -868,10 +869,10 @@ func TestExploreRemotes(t *testing.T) {
 		why  string
 	}{
 		{[]string{"--variant", "v6.11"}, "merged", "std on v6.11: the cache and eager orders (auto)"},
-		{nil, "each", "std on latest: lazy orders (auto), which do not combine with merged placements"},
-		{[]string{"--remotes", "merged"}, "merged", "asked for: auto orders are eager then"},
+		{nil, "merged", "std on latest: the cache and lazy orders (auto)"},
 		{[]string{"--remotes", "each"}, "each", "asked for"},
-		{[]string{"--scenario", "peer-spin"}, "each", "lazy orders (no cap): the engines do not combine"},
+		{[]string{"--scenario", "peer-spin"}, "each", "peer-spin has no remote action"},
+		{[]string{"-E", "0"}, "each", "no remote event in the bound"},
 		{[]string{"--exact"}, "each", "the plain DFS runs every schedule"},
 	} {
 		js := exploreJSON(t, exitClean, append([]string{"explore", "--max-runs", "2000"}, c.args...)...)
@@ -883,14 +884,19 @@ func TestExploreRemotes(t *testing.T) {
 	if !strings.Contains(text, "engine:      exhaustive DFS with a visited-state cache and merged remote placements\n") {
 		t.Errorf("the engine line does not say merged remote placements:\n%s", text)
 	}
-	merged := exploreJSON(t, exitClean, "explore", "--orders", "eager", "--remotes", "merged")
-	each := exploreJSON(t, exitClean, "explore", "--orders", "eager", "--remotes", "each")
-	if merged.Schedules != each.Schedules || !maps.Equal(merged.KnownSchedules, each.KnownSchedules) || merged.Cache.Executed >= each.Cache.Executed {
-		t.Errorf("std: merged %d schedules %v (%d run), each %d %v (%d run)", merged.Schedules, merged.KnownSchedules, merged.Cache.Executed, each.Schedules, each.KnownSchedules, each.Cache.Executed)
+	_, text, _ = fgcheck(t, "explore", "--max-runs", "10")
+	if !strings.Contains(text, "engine:      exhaustive DFS with a visited-state cache and lazy region orders and merged remote placements\n") {
+		t.Errorf("the engine line does not say both:\n%s", text)
+	}
+	for _, orders := range []string{"eager", "lazy"} {
+		merged := exploreJSON(t, exitClean, "explore", "--orders", orders, "--remotes", "merged")
+		each := exploreJSON(t, exitClean, "explore", "--orders", orders, "--remotes", "each")
+		if merged.Schedules != each.Schedules || !maps.Equal(merged.KnownSchedules, each.KnownSchedules) || merged.Cache.Executed >= each.Cache.Executed {
+			t.Errorf("std, %s orders: merged %d schedules %v (%d run), each %d %v (%d run)", orders, merged.Schedules, merged.KnownSchedules, merged.Cache.Executed, each.Schedules, each.KnownSchedules, each.Cache.Executed)
+		}
 	}
 	for _, args := range [][]string{
 		{"--remotes", "merged", "--exact"},
-		{"--remotes", "merged", "--orders", "lazy"},
 		{"--remotes", "sometimes"},
 	} {
 		if code, _, stderr := fgcheck(t, append([]string{"explore"}, args...)...); code != exitMisuse || !strings.Contains(stderr, "--remotes") {
