@@ -223,6 +223,11 @@ type testHooks struct {
 	// uxAlwaysClean evaluates no unwind (TestUnwindExtEvaluationCaught).
 	noUnwindExt, uxKeyMerge, uxAlwaysClean bool
 
+	// uxMemoVerify walks again at every answer of unwindEval's memo and
+	// fails on another answer; uxMemoNoSlots leaves the real stacks'
+	// version out of the memo's key (wrong: TestUnwindExtMemo).
+	uxMemoVerify, uxMemoNoSlots bool
+
 	// noUxReplay, in tests, evaluates the unwind again over a replayed
 	// prefix; uxFlip takes the opposite of each recorded answer there (wrong:
 	// TestUnwindExtReplayedAnswers).

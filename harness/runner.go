@@ -303,10 +303,12 @@ type runner struct {
 	// unwMsgs: the unwinder oracle's messages rendered so far (unwMsg).
 	unwMsgs map[unwKey]string
 	// The remote unwind merged across commits (unwindext.go): the remote
-	// action (-1: off), and the last evaluation of it (at ver, with
-	// current uxCur); evalAny catches every report of one.
+	// action (-1: off), and the last evaluation of it (at ver and the
+	// real stacks' version uxSlots, with current uxCur); evalAny catches
+	// every report of one.
 	uxIdx   int
 	uxVer   uint64
+	uxSlots uint64
 	uxCur   int
 	uxOK    bool
 	evalAny bool

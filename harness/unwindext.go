@@ -179,7 +179,18 @@ func (r *runner) unwindClean(c *ctx) bool {
 // unwindEval is unwindClean's walk, or its answer for the same memory.
 func (r *runner) unwindEval(c *ctx) bool {
 	m := r.m
-	if r.uxVer == r.ver && r.uxCur == m.Current {
+	// The walk reads the real stack too, whose changes (a call's slot, its
+	// hijack by the return trampoline) do not move ver: without its
+	// version here, std at C=4 took a clean answer for a walk that
+	// warned, and the representative's own unwind reported (an internal
+	// error, on main since the extension was built).
+	if r.uxVer == r.ver && (r.uxSlots == m.SlotsVersion() || r.hk.uxMemoNoSlots) && r.uxCur == m.Current {
+		if ok := r.uxOK; r.hk.uxMemoVerify {
+			r.uxVer = 0
+			if walk := r.unwindEval(c); walk != ok {
+				internalf("merged remote unwind: the memo's answer %v, a walk's %v", ok, walk)
+			}
+		}
 		return r.uxOK
 	}
 	t := r.sc.Remotes[r.uxIdx].Task
@@ -189,7 +200,7 @@ func (r *runner) unwindEval(c *ctx) bool {
 	r.checkRetAddrs(fgraph.NoTask, t, c, false, r.rd.values)
 	ok := !r.probeFail
 	r.evalAny, r.probeFail, r.rd = false, fail, prev
-	r.uxVer, r.uxCur, r.uxOK = r.ver, m.Current, ok
+	r.uxVer, r.uxSlots, r.uxCur, r.uxOK = r.ver, m.SlotsVersion(), m.Current, ok
 	return ok
 }
 

@@ -3,6 +3,7 @@ package harness
 import (
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fgcheck/fgcheck/fgraph"
@@ -150,4 +151,32 @@ func TestUnwindExtReplayedAnswers(t *testing.T) {
 		t.Errorf("recorded answers taken wrong went unnoticed: %d schedules, %d runs, %v", bad.Runs, bad.Executed, bad.Known)
 	}
 	t.Logf("answers taken wrong: err %v", err)
+}
+
+// TestUnwindExtMemo: the memo of the unwind's evaluations (unwindEval)
+// holds while neither memory an unwinder reads (runner.ver) nor any real
+// stack (fgraph.SlotsVersion) changed. Keyed by memory alone (until 7 Dec
+// 2026) it answered clean for a walk that warned, and the representative's
+// own unwind reported: an internal error on std with M-retaddr-current,
+// every violation counted, and on std at C=4 and C=0 with the default
+// engine. With the version, every answer of the memo is a walk's
+// (uxMemoVerify walks again at each), and the counts are the plain
+// placements', with eager orders and with lazy ones; without it
+// (uxMemoNoSlots) the verification sees a memo answer a walk does not give.
+func TestUnwindExtMemo(t *testing.T) {
+	t.Parallel() // its hooks are its explorations' (hooks.go)
+	sc := Standard(fgraph.Latest)
+	sc.Mutant, sc.Name = fgraph.MRetAddrCurrent, "std.M-retaddr-current"
+	keep := RunOptions{KeepGoing: true}
+	want, _ := lazyView(t, sc, ExploreOptions{Cache: true, RunOptions: keep})
+	for _, lazy := range []bool{false, true} {
+		got, _ := lazyView(t, sc, hooked(ExploreOptions{Cache: true, MergeRemotes: true, LazyOrders: lazy, RunOptions: keep}, &testHooks{uxMemoVerify: true}))
+		if got != want {
+			t.Errorf("lazy orders %v: merged placements differ from each placement:\neach:\n%s\nmerged:\n%s", lazy, want, got)
+		}
+	}
+	_, err := Explore(sc, hooked(ExploreOptions{Cache: true, MergeRemotes: true, RunOptions: keep}, &testHooks{uxMemoVerify: true, uxMemoNoSlots: true}))
+	if err == nil || !strings.Contains(err.Error(), "the memo's answer") {
+		t.Fatalf("a memo without the real stacks' version: %v; want the verification to catch it", err)
+	}
 }

@@ -272,7 +272,7 @@ func lazyAuto(sc *harness.Scenario, cache bool) bool {
 // mergedAuto is --remotes auto: merged remote placements on the port with
 // the state cache, where a remote action can be placed (E > 0). Std at
 // C=3: 9.6 % fewer schedules run with eager orders, 7 % less time
-// (docs/merged-remotes.md); with lazy orders 586,159 schedules run
+// (docs/merged-remotes.md); with lazy orders 588,755 schedules run
 // instead of 826,267.
 func mergedAuto(sc *harness.Scenario, cache bool) bool {
 	ok, _ := harness.Cacheable(sc)
