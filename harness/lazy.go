@@ -199,11 +199,12 @@ func (r *runner) lzStart(c *ctx, buf []pending) (lz *lzInst, order, drop []int, 
 // lzPick narrows region, pending, to one of its live options at a later
 // instance whose oracle bookkeeping depends on the order of its commits
 // (lzOrderFree), though its first instance's did not (with F2 at C=2 an
-// instance of push.w4's region buffers enter.restore twice): the classes' keys do not
-// hold that bookkeeping, so from here each live option is its own run,
-// chosen at an order point (ords: each option's order of the instance) as
-// the eager engine chooses, program order first. An option other than
-// program order pays for a region that had not paid.
+// instance of push.w4's region buffers enter.restore twice): the
+// classes' keys do not hold that bookkeeping, so from here each live
+// option is its own run, chosen at an order point (ords: each option's
+// order of the instance) as the eager engine chooses, program order
+// first. An option other than program order pays for a region that had
+// not paid.
 func (r *runner) lzPick(c *ctx, region fgraph.Site, ords [][]int) {
 	live := r.lzLive[region]
 	if bits.OnesCount64(live) < 2 {
@@ -360,7 +361,12 @@ func (r *runner) lzFree() *lzInst {
 // lzActive reports whether c's instance lz is still of a pending region.
 func (r *runner) lzActive(lz *lzInst) bool { return r.lzLive[lz.region] != 0 }
 
-// lzMixed reports whether an instance of a pending region is in flight.
+// lzMixed reports whether an instance of a pending region that has paid
+// is in flight with more than one option live: between its commits the
+// options leave other words in memory than the representative's
+// (uxClean). An unpaid region needs no such test there: where the remote
+// unwind is the last choice no order can be spent, so its schedules are
+// program order's, its representative while live.
 func (r *runner) lzMixed() bool {
 	for _, x := range r.ctxs {
 		if lz := x.lz; lz != nil && r.lzPaid[lz.region] && bits.OnesCount64(r.lzLive[lz.region]) > 1 {

@@ -690,7 +690,7 @@ func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 	}
 	if len(r.lzList) > 0 {
 		// Each live option's run stands for the same merged placements
-		// (docs/merged-remotes.md, "With lazy orders").
+		// (docs/merged-remotes.md, "With lazy region orders").
 		w, wk := r.lzWeights()
 		r.res.weight, r.res.weightK = w*r.rmult, wk*r.rmult
 	}

@@ -136,11 +136,14 @@ func (r *runner) uxTaken(c *ctx, o Option) bool {
 	return false
 }
 
-// uxClean is unwindClean where every option a pending region still
-// stands for has the memory of the run: not while an instance of one is
-// in flight with more than one option live (lazy.go), whose orders leave
+// uxClean is unwindClean where every schedule the run stands for has the
+// memory of the run: not while an instance of a paid pending region is in
+// flight with more than one option live (lzMixed), whose orders leave
 // other words in memory between its commits than the representative's,
-// which the evaluation reads.
+// which the evaluation reads. The test reads only what the default run
+// and the representative share: the representative narrows a region at
+// its event and collapses the unpaid ones when the unwind spends the
+// bound (docs/merged-remotes.md, "With lazy region orders").
 func (r *runner) uxClean(c *ctx) bool {
 	return !r.lzMixed() && r.unwindClean(c)
 }
