@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/fgcheck/fgcheck/fgraph"
@@ -427,5 +428,36 @@ func TestLazyCleanCaught(t *testing.T) {
 		} else {
 			t.Logf("%s: %.200s", tc.reason, err)
 		}
+	}
+}
+
+// TestLazyCheckRecordsCopied: the records of the in-place checks that a
+// later run replays hold copies of what the checks reported (reuse.viol,
+// known, dets). They indexed the previous run's result until 7 Dec 2026;
+// a region narrowed to another class puts the run's lists back to its
+// anchor (lzRestore), so a later run that replayed a check made before
+// the narrowing sliced past what the result still held: with an OnRun
+// callback (results not recycled, so no spare capacity) std at C=4 with
+// lazy orders stopped after 13,037 runs with an internal error (a Go
+// panic the engine took for the code under test's). 15,000 runs of it
+// must go through.
+func TestLazyCheckRecordsCopied(t *testing.T) {
+	if testing.Short() {
+		t.Skip("15,000 runs of std at C=4")
+	}
+	t.Parallel() // sets no test hook (parallel_test.go)
+	sc := Standard(fgraph.Latest)
+	sc.Bound.C = 4
+	stop, n := new(atomic.Bool), 0
+	opt := ExploreOptions{Cache: true, LazyOrders: true, Stop: stop, OnRun: func(*Result) {
+		if n++; n == 15000 {
+			stop.Store(true)
+		}
+	}}
+	if _, err := Explore(sc, opt); err != nil {
+		t.Fatal(err)
+	}
+	if n < 15000 {
+		t.Fatalf("%d runs: the exploration ended before the runs that used to fail", n)
 	}
 }

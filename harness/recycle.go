@@ -17,10 +17,11 @@ package harness
 
 // resultPool is a runner's recycled results.
 type resultPool struct {
-	// released is the result handed back last. The next run still reads
-	// it (reuse.prevRes: the check records of the shared prefix point
-	// into its violations), so it becomes spare only when the explorer
-	// hands back the one after it.
+	// released is the result handed back last; it becomes spare when the
+	// explorer hands back the one after it. (The next run read it until 7
+	// Dec 2026, when the check records of the shared prefix pointed into
+	// its lists; they hold copies now, reuse.viol. The second step stays:
+	// it costs one result.)
 	released *Result
 	// spare is a result no run reads any more: the next run's.
 	spare *Result

@@ -20,11 +20,10 @@ import (
 // run. The soundness tests of the cache (cache_test.go) hold the result to
 // the plain explorer's, which runs every check.
 
-// checkRec is what one in-place check did: it reported the run's
-// violations v0..v1-1 and known findings k0..k1-1, and logged the
-// detections d0..d1-1 (indices into its Result's lists; a run that shares
-// the prefix has the same lists up to there). No pointers: a record is
-// appended at every check.
+// checkRec is what one in-place check did: it reported the violations
+// v0..v1-1 and known findings k0..k1-1, and logged the detections
+// d0..d1-1 (indices into reuse's copies of them: viol, known, dets). No
+// pointers: a record is appended at every check.
 type checkRec struct {
 	v0, v1, k0, k1    int32
 	d0, d1            int32
@@ -43,9 +42,17 @@ type reuse struct {
 	recs  []checkRec
 	n     int
 	until int
-	// prevRes is the previous run's result, which the replayed records
-	// index.
-	prevRes *Result
+	// viol, known and dets are the violations, known findings and
+	// detections the recorded checks added, which the records index
+	// (checkRec's ranges), in record order. They are copies: the run's own
+	// lists do not keep them, since a lazy region narrowed to another
+	// class puts its lists back to the anchor (lzRestore), while a later
+	// run replays the records of the checks before the narrowing. (The
+	// records indexed the previous run's result until 7 Dec 2026: std at
+	// C=4 with an OnRun callback, whose results are not recycled, sliced
+	// past its detections' capacity; recycled, it read stale ones.)
+	viol, known []Violation
+	dets        []det
 	// The lazy engine's sandboxes (lazy.go): each one's live options and
 	// keys, in run order. Unlike the checks' records they are kept across
 	// runs: startRun keeps those made before the choice point next()
@@ -84,7 +91,6 @@ func (u *reuse) keysEnd(n int) int {
 func (u *reuse) startRun(until int, prev *Result) {
 	u.n, u.uxN = 0, 0
 	u.until = until
-	u.prevRes = prev
 	if prev == nil {
 		u.until = -1
 	}
@@ -148,13 +154,13 @@ func (r *runner) replayCheck() bool {
 	rec := &u.recs[k]
 	u.n++
 	if rec.v1 > rec.v0 {
-		r.res.Violations = append(r.res.Violations, u.prevRes.Violations[rec.v0:rec.v1]...)
+		r.res.Violations = append(r.res.Violations, u.viol[rec.v0:rec.v1]...)
 	}
 	if rec.k1 > rec.k0 {
-		r.res.Known = append(r.res.Known, u.prevRes.Known[rec.k0:rec.k1]...)
+		r.res.Known = append(r.res.Known, u.known[rec.k0:rec.k1]...)
 	}
 	if rec.d1 > rec.d0 {
-		r.res.dets = append(r.res.dets, u.prevRes.dets[rec.d0:rec.d1]...)
+		r.res.dets = append(r.res.dets, u.dets[rec.d0:rec.d1]...)
 	}
 	r.logSeen, r.warnSeen = int(rec.logSeen), int(rec.warnSeen)
 	if rec.stopped {
@@ -174,9 +180,16 @@ func (r *runner) marks() [3]int {
 // whether it stopped.
 func (r *runner) recordCheck(n [3]int) {
 	u := r.reuse
+	var v0, k0, d0 int32 // where this run's records so far end in u's copies
+	if u.n > 0 {
+		p := &u.recs[u.n-1]
+		v0, k0, d0 = p.v1, p.k1, p.d1
+	}
+	u.viol = append(u.viol[:v0], r.res.Violations[n[0]:]...)
+	u.known = append(u.known[:k0], r.res.Known[n[1]:]...)
+	u.dets = append(u.dets[:d0], r.res.dets[n[2]:]...)
 	u.recs = append(u.recs[:u.n], checkRec{
-		v0: int32(n[0]), v1: int32(len(r.res.Violations)), k0: int32(n[1]), k1: int32(len(r.res.Known)),
-		d0: int32(n[2]), d1: int32(len(r.res.dets)),
+		v0: v0, v1: int32(len(u.viol)), k0: k0, k1: int32(len(u.known)), d0: d0, d1: int32(len(u.dets)),
 		logSeen: int32(r.logSeen), warnSeen: int32(r.warnSeen), stopped: r.stopped,
 	})
 	u.n++
