@@ -185,11 +185,24 @@ func (r *runner) recordCheck(n [3]int) {
 		p := &u.recs[u.n-1]
 		v0, k0, d0 = p.v1, p.k1, p.d1
 	}
-	u.viol = append(u.viol[:v0], r.res.Violations[n[0]:]...)
-	u.known = append(u.known[:k0], r.res.Known[n[1]:]...)
-	u.dets = append(u.dets[:d0], r.res.dets[n[2]:]...)
+	// Most checks report nothing: the copies are touched only for what a
+	// check added (beyond a record's end they are the next one's to
+	// overwrite).
+	v1, k1, d1 := v0, k0, d0
+	if x := r.res.Violations[n[0]:]; len(x) > 0 {
+		u.viol = append(u.viol[:v0], x...)
+		v1 = int32(len(u.viol))
+	}
+	if x := r.res.Known[n[1]:]; len(x) > 0 {
+		u.known = append(u.known[:k0], x...)
+		k1 = int32(len(u.known))
+	}
+	if x := r.res.dets[n[2]:]; len(x) > 0 {
+		u.dets = append(u.dets[:d0], x...)
+		d1 = int32(len(u.dets))
+	}
 	u.recs = append(u.recs[:u.n], checkRec{
-		v0: v0, v1: int32(len(u.viol)), k0: k0, k1: int32(len(u.known)), d0: d0, d1: int32(len(u.dets)),
+		v0: v0, v1: v1, k0: k0, k1: k1, d0: d0, d1: d1,
 		logSeen: int32(r.logSeen), warnSeen: int32(r.warnSeen), stopped: r.stopped,
 	})
 	u.n++
