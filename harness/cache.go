@@ -38,6 +38,37 @@ type totals struct {
 	runsK, violK int64
 }
 
+// perPath divides t's schedule counts and kt's findings (nil: none) by m,
+// the multiplier of merged remote placements (runner.rmult) of the run
+// that recorded a point: stored, a subtree's totals are per schedule of
+// its path (remotes.go), for a hit to multiply by its own (timesPath).
+// Choice points are per run and stay. where names the table for the
+// internal error when they do not divide.
+func perPath(t *totals, kt *knownTot, m int64, where string) {
+	if t.runs%m != 0 || t.viol%m != 0 || t.runsK%m != 0 || t.violK%m != 0 {
+		internalf("%s: totals %+v below a point of multiplier %d", where, *t, m)
+	}
+	t.runs, t.viol, t.runsK, t.violK = t.runs/m, t.viol/m, t.runsK/m, t.violK/m
+	if kt != nil {
+		for j := range kt.d {
+			kt.d[j] /= m
+			kt.dk[j] /= m
+		}
+	}
+}
+
+// timesPath is perPath undone: stored totals times the multiplier m of
+// the run that hit them.
+func timesPath(t *totals, kt *knownTot, m int64) {
+	t.runs, t.viol, t.runsK, t.violK = t.runs*m, t.viol*m, t.runsK*m, t.violK*m
+	if kt != nil {
+		for j := range kt.d {
+			kt.d[j] *= m
+			kt.dk[j] *= m
+		}
+	}
+}
+
 // knownTot is what a subtree holds of the known findings, whatever its
 // prefix reported: per finding, the schedules whose suffix (the run below
 // the subtree's point) detects it, suppressed detections included (d; dk
@@ -1135,15 +1166,7 @@ func (cs *cacheState) since(kd *keyed) totals {
 // in place.
 func (cs *cacheState) store(kd *keyed, t totals) {
 	if m := kd.mult; m > 1 {
-		// Per schedule of the path above (remotes.go).
-		if t.runs%m != 0 || t.viol%m != 0 || t.runsK%m != 0 || t.violK%m != 0 {
-			internalf("cache: totals %+v below a point of multiplier %d", t, m)
-		}
-		t.runs, t.viol, t.runsK, t.violK = t.runs/m, t.viol/m, t.runsK/m, t.violK/m
-		for j := range kd.kt.d {
-			kd.kt.d[j] /= m
-			kd.kt.dk[j] /= m
-		}
+		perPath(&t, &kd.kt, m, "cache")
 	}
 	tbl := cs.c.table(kd.depth)
 	if cs.verify != nil {
@@ -1214,8 +1237,7 @@ func (d *dfs) countRun(res *Result) {
 	if len(cs.r.lzList) == 0 {
 		sp.run = append(sp.run[:0], weighted{c: progCombo, t: totals{runs: w, runsK: wk}})
 	} else {
-		m := cs.r.rmult // (res.weights: lzWeights times m)
-		sp.run = cs.r.runCombos(sp.run[:0], res.Failed(), int64(res.Points), w/m, wk/m, m)
+		sp.run = cs.r.runCombos(sp.run[:0], res.Failed(), int64(res.Points), w, wk, cs.r.rmult)
 		for i := range sp.run {
 			sp.addRo(&sp.run[i])
 		}
@@ -1258,12 +1280,7 @@ func (d *dfs) countHit(res *Result, s *Summary) (t totals) {
 		d.splitHit(res, t, &e)
 	}
 	if m := cs.r.rmult; m > 1 {
-		// The stored totals are per schedule of the path (remotes.go).
-		t.runs, t.viol, t.runsK, t.violK = t.runs*m, t.viol*m, t.runsK*m, t.violK*m
-		for j := range e.d {
-			e.d[j] *= m
-			e.dk[j] *= m
-		}
+		timesPath(&t, &e, m) // the stored totals are per schedule of the path
 	}
 	cs.tot.runs += t.runs
 	cs.tot.points += t.points

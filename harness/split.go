@@ -441,9 +441,9 @@ func (r *runner) pendingSorted(dst []fgraph.Site) (ks []fgraph.Site, paid bool) 
 // at R=1: program order and one schedule per other live option, these
 // while the budget allows one order more; a paid region's options), its
 // verdict (failed) and its choice points (on its first combo). w and wk
-// are the run's weights by its pending regions (lzWeights), which the
-// combos must add up to, and m its multiplier by merged remote placements
-// (runner.rmult): each combo stands for m times its schedules.
+// are the run's weights, which the combos must add up to: its pending
+// regions' (lzWeights) times m, its multiplier by merged remote
+// placements (runner.rmult), by which each combo is multiplied.
 func (r *runner) runCombos(dst []weighted, failed bool, points, w, wk, m int64) []weighted {
 	b := &r.sc.Bound
 	J := b.R - r.rUsed
@@ -479,8 +479,8 @@ func (r *runner) runCombos(dst []weighted, failed bool, points, w, wk, m int64) 
 			add(combo{reg, int8(o)}, 1, boolI(kbOK && kb&(1<<o) != 0))
 		}
 	}
-	if sw != w*m || swk != wk*m {
-		internalf("split: a run's combos weigh %d (%d of kbuild's), its weights %d (%d) times %d", sw, swk, w, wk, m)
+	if sw != w || swk != wk {
+		internalf("split: a run's combos weigh %d (%d of kbuild's), its weights %d (%d)", sw, swk, w, wk)
 	}
 	return dst
 }
@@ -764,18 +764,6 @@ func at(pts []splitCombo, c combo) int {
 	return 0
 }
 
-// scale multiplies w's schedule counts and known findings by m (not its
-// choice points, which are per run).
-func (w *weighted) scale(m int64) {
-	w.t.runs, w.t.viol, w.t.runsK, w.t.violK = w.t.runs*m, w.t.viol*m, w.t.runsK*m, w.t.violK*m
-	if w.kt != nil {
-		for j := range w.kt.d {
-			w.kt.d[j] *= m
-			w.kt.dk[j] *= m
-		}
-	}
-}
-
 // addRo adds w's totals to the running totals of its region and option.
 func (sp *splitter) addRo(w *weighted) {
 	if w.c.o < 0 {
@@ -899,17 +887,7 @@ func (sp *splitter) store(kd *keyed, ws []weighted, mask uint64) {
 		// by its own path's (splitHit). ws and their known findings are
 		// kd's, done with.
 		for i := range ws {
-			w := &ws[i]
-			if w.t.runs%m != 0 || w.t.viol%m != 0 || w.t.runsK%m != 0 || w.t.violK%m != 0 {
-				internalf("split: combo totals %+v below a point of multiplier %d", w.t, m)
-			}
-			w.t.runs, w.t.viol, w.t.runsK, w.t.violK = w.t.runs/m, w.t.viol/m, w.t.runsK/m, w.t.violK/m
-			if w.kt != nil {
-				for j := range w.kt.d {
-					w.kt.d[j] /= m
-					w.kt.dk[j] /= m
-				}
-			}
+			perPath(&ws[i].t, ws[i].kt, m, "split")
 		}
 	}
 	b, at := sp.block(kd.k)
@@ -1071,7 +1049,7 @@ func (d *dfs) splitHit(res *Result, t totals, kt *knownTot) {
 		// path's merged remote placements multiply them. (Their known
 		// findings are the splitter's own copies: sp.kts, sp.kept.)
 		for i := range sp.hit {
-			sp.hit[i].scale(m)
+			timesPath(&sp.hit[i].t, sp.hit[i].kt, m)
 		}
 	}
 	for i := range sp.hit {
