@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"reflect"
 	"runtime"
 	"slices"
 	"sort"
@@ -35,8 +36,58 @@ func explored(t *testing.T, sc *Scenario, opt ExploreOptions) outcome {
 	return o
 }
 
-// exploredSummary is explored with the exploration's summary.
+// exploredSummary is explored with the exploration's summary. A plain
+// exploration (plainKey) is run once for the package: its outcome is
+// shared.
 func exploredSummary(t *testing.T, sc *Scenario, opt ExploreOptions) (outcome, *Summary) {
+	t.Helper()
+	key, plain := plainKey(sc, opt)
+	if plain {
+		if e, ok := plainMemo.Load(key); ok {
+			e := e.(plainEntry)
+			return e.o, e.s
+		}
+	}
+	o, s := exploreOutcome(t, sc, opt)
+	if plain && !t.Failed() {
+		plainMemo.Store(key, plainEntry{o, s})
+	}
+	return o, s
+}
+
+// plainMemo holds the outcomes of the plain explorations the soundness
+// tests compare their engines with (the same scenario and mode in
+// TestCacheSound, TestMergeRemotesSound, TestResumeSound, ...), by
+// plainKey: the plain DFS is deterministic, and is the slowest engine
+// these tests run. A test that finds none runs it, without waiting for
+// another test that may be running the same (a waiting test would hold
+// one of the parallel slots idle), and stores it. The outcome and the
+// summary are shared: callers only read them.
+var plainMemo sync.Map
+
+type plainEntry struct {
+	o outcome
+	s *Summary
+}
+
+// plainKey is the memo's key for an exploration of sc with opt, and
+// whether it is plain: the port (no compiled target), one worker, and no
+// option set but KeepGoing and StopAtFirst (no engine, no hook, no
+// callback). The scenario's Go syntax is all of it: it holds no pointer.
+func plainKey(sc *Scenario, opt ExploreOptions) (string, bool) {
+	keep, first := opt.KeepGoing, opt.StopAtFirst
+	opt.KeepGoing, opt.StopAtFirst = false, false
+	if opt.Workers == 1 {
+		opt.Workers = 0
+	}
+	if sc.Target != nil || !reflect.ValueOf(opt).IsZero() {
+		return "", false
+	}
+	return fmt.Sprintf("%#v keep %v first %v", *sc, keep, first), true
+}
+
+// exploreOutcome runs the exploration of exploredSummary.
+func exploreOutcome(t *testing.T, sc *Scenario, opt ExploreOptions) (outcome, *Summary) {
 	t.Helper()
 	seen, ran := map[string]bool{}, map[string]bool{}
 	onRun := opt.OnRun

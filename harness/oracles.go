@@ -612,7 +612,7 @@ func (r *runner) checkModel() {
 		}
 		if want := &r.model.Tasks[t]; !equalTask(want, &got) {
 			// got shares r.abs: the detail is rendered inside the call.
-			r.violateDetail(OracleModel, fmt.Sprintf("task%d: words do not abstract to the model (-model +words):\n", t), func() string { return diffTask(want, got) })
+			r.violateDetail(OracleModel, fmt.Sprintf("task%d: words do not abstract to the model (-model +words):\n", t), func() string { return r.diffs.diff(want, got) })
 			return
 		}
 		if im.HasStack && im.Depth != len(r.model.Tasks[t].Frames)-1 {

@@ -342,6 +342,8 @@ type runner struct {
 	// tailN counts the run's tail lookups: with points, the clock of a
 	// detection (det) and of a recorded point.
 	tailN int64
+	// diffs are the model oracle's rendered differences (diff.go).
+	diffs diffMemo
 	// reuse, with the cache: the in-place checks of the previous run,
 	// applied instead of run again over the shared prefix (reuse.go).
 	reuse *reuse

@@ -491,17 +491,27 @@ func appendModel(dst []uint64, s *model.State) []uint64 {
 	for _, st := range s.Started {
 		dst = append(dst, boolU(st))
 	}
-	for _, t := range s.Tasks {
-		dst = append(dst, boolU(t.HasStack), uint64(t.Depth), uint64(t.Overrun), uint64(len(t.Frames)))
-		for _, f := range t.Frames {
-			dst = append(dst, f.Ret, f.Func, f.Retp, uint64(f.Bits)|uint64(f.Gens)<<16, uint64(f.EntryDepth), uint64(len(f.Data)), uint64(len(f.Accepted)))
-			for _, d := range f.Data {
-				dst = append(dst, uint64(d.Idx), uint64(len(d.Words)))
-				dst = append(dst, d.Words...)
-			}
-			for _, a := range f.Accepted {
-				dst = append(dst, uint64(a.Idx)|uint64(a.User)<<16|uint64(a.Gen)<<32)
-			}
+	for i := range s.Tasks {
+		dst = appendTask(dst, &s.Tasks[i])
+	}
+	return dst
+}
+
+// appendTask appends the encoding of a model task: every field, the
+// variable-length ones after their length. Two tasks without acceptors
+// (the visible parts diffTask compares) that differ append different
+// words: every other field is kept whole (Bits and Gens share a word, 16
+// and 32 bits).
+func appendTask(dst []uint64, t *model.Task) []uint64 {
+	dst = append(dst, boolU(t.HasStack), uint64(t.Depth), uint64(t.Overrun), uint64(len(t.Frames)))
+	for _, f := range t.Frames {
+		dst = append(dst, f.Ret, f.Func, f.Retp, uint64(f.Bits)|uint64(f.Gens)<<16, uint64(f.EntryDepth), uint64(len(f.Data)), uint64(len(f.Accepted)))
+		for _, d := range f.Data {
+			dst = append(dst, uint64(d.Idx), uint64(len(d.Words)))
+			dst = append(dst, d.Words...)
+		}
+		for _, a := range f.Accepted {
+			dst = append(dst, uint64(a.Idx)|uint64(a.User)<<16|uint64(a.Gen)<<32)
 		}
 	}
 	return dst
