@@ -80,11 +80,12 @@ icount:
 
 # The CPU profile the fgcheck binary is built with (profile-guided
 # optimization: go build and go run use cmd/fgcheck/default.pgo by
-# themselves). It is the explorer's six cached benchmarks, five ops each
-# (about two minutes: one op each left too few samples for the inliner,
-# 1 % more instructions); regenerate it after a large change to the hot
-# path (a stale profile only optimizes less). docs/state-cache.md,
-# "Profile-guided builds".
+# themselves). It is the explorer's eight cached benchmarks, five ops each
+# (about two minutes, four on the slower AMD host: one op each left too
+# few samples for the inliner, 1 % more instructions); regenerate it after
+# a large change to the hot path (a stale profile only optimizes less:
+# one made after the default engine changed on 7 Dec 2026 saved 0.2 %).
+# docs/state-cache.md, "Profile-guided builds".
 pgo:
 	$(GO) test ./harness -run '^$$' -bench 'Cache$$|Lazy$$' -benchtime 5x -cpuprofile $(CURDIR)/cmd/fgcheck/default.pgo -o /dev/null
 
