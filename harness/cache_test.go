@@ -83,6 +83,12 @@ func plainKey(sc *Scenario, opt ExploreOptions) (string, bool) {
 	if sc.Target != nil || !reflect.ValueOf(opt).IsZero() {
 		return "", false
 	}
+	if ktCheck || ktAllSlots || ktNZWrong || detsReportedOnly || detsAfter {
+		// (The hooks that stay package variables change only the cache,
+		// which a plain exploration has not; a test that sets one runs
+		// alone, and shares nothing it explores then all the same.)
+		return "", false
+	}
 	return fmt.Sprintf("%#v keep %v first %v", *sc, keep, first), true
 }
 
@@ -825,4 +831,66 @@ func TestKnownTotNZCaught(t *testing.T) {
 		t.Fatalf("counts without their bits went unnoticed (err %v)", err)
 	}
 	t.Logf("caught: %v", err)
+}
+
+// TestPlainKey: the memo of plain explorations shares an outcome only
+// between explorations that must give the same: the same scenario, built
+// anew, and the same two options; anything else set is no plain
+// exploration.
+func TestPlainKey(t *testing.T) {
+	std := func(edit func(*Scenario)) *Scenario {
+		sc := Standard(fgraph.Latest)
+		if edit != nil {
+			edit(sc)
+		}
+		return sc
+	}
+	keep := ExploreOptions{RunOptions: RunOptions{KeepGoing: true}}
+	base, ok := plainKey(std(nil), keep)
+	if !ok {
+		t.Fatal("std with KeepGoing is no plain exploration")
+	}
+	if again, _ := plainKey(std(nil), keep); again != base {
+		t.Fatal("the same scenario built twice: two keys")
+	}
+	if one, _ := plainKey(std(nil), ExploreOptions{Workers: 1, RunOptions: RunOptions{KeepGoing: true}}); one != base {
+		t.Error("one worker named or not: two keys")
+	}
+	differ := []struct {
+		why string
+		sc  *Scenario
+		opt ExploreOptions
+	}{
+		{"another bound", std(func(sc *Scenario) { sc.Bound.C = 1 }), keep},
+		{"a mutant", std(func(sc *Scenario) { sc.Mutant = fgraph.MF2 }), keep},
+		{"another variant", std(func(sc *Scenario) { sc.Variant = fgraph.V611 }), keep},
+		{"the any-instant walker", std(func(sc *Scenario) { sc.AnyReader = true }), keep},
+		{"a remote action fewer", std(func(sc *Scenario) { sc.Remotes = sc.Remotes[:1] }), keep},
+		{"a run stops at its first violation", std(nil), ExploreOptions{}},
+		{"the exploration stops at the first", std(nil), ExploreOptions{StopAtFirst: true, RunOptions: RunOptions{KeepGoing: true}}},
+	}
+	for _, tc := range differ {
+		if k, ok := plainKey(tc.sc, tc.opt); !ok || k == base {
+			t.Errorf("%s: plain %v, the same key %v", tc.why, ok, k == base)
+		}
+	}
+	notPlain := []struct {
+		why string
+		opt ExploreOptions
+	}{
+		{"the cache", ExploreOptions{Cache: true}},
+		{"lazy orders", ExploreOptions{LazyOrders: true}},
+		{"merged placements", ExploreOptions{MergeRemotes: true}},
+		{"two workers", ExploreOptions{Workers: 2}},
+		{"a callback", ExploreOptions{OnRun: func(*Result) {}}},
+		{"a test hook", hooked(ExploreOptions{}, &testHooks{})},
+		{"no prefix sharing", withoutResume(ExploreOptions{})},
+		{"a state component left out", ExploreOptions{cacheDrop: 1}},
+		{"strict", ExploreOptions{RunOptions: RunOptions{Strict: true}}},
+	}
+	for _, tc := range notPlain {
+		if _, ok := plainKey(std(nil), tc.opt); ok {
+			t.Errorf("%s: taken for a plain exploration", tc.why)
+		}
+	}
 }
