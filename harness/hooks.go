@@ -141,12 +141,17 @@ type testHooks struct {
 	// (tests). readerMemoOff turns them off with the memo (readers.go).
 	readerSeenHits *atomic.Int64
 
-	// remotes.go
+	// remotes.go, writerstores.go
 	// Test hooks: remWrongRule merges a writer's placements across loads of
 	// global words, as a reader's (unsound: the load may see its stores);
-	// remQuiet, if set, counts the violations a representative deferred.
+	// remQuiet, if set, counts the violations a representative deferred;
+	// remNarrow merges no writer across a load of a global word (the rule
+	// before 7 Dec 2026); wsDrop, if not 0, leaves word wsDrop-1 out of
+	// every dry run's stores (wrong: remFiredCheck must see it).
 	remWrongRule bool
 	remQuiet     *atomic.Int64
+	remNarrow    bool
+	wsDrop       int
 
 	// resume.go
 	// noEvSnaps, in tests, turns the event snaps off (evsnap.go).

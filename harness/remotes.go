@@ -24,7 +24,12 @@ import "github.com/fgcheck/fgcheck/fgraph"
 //     the yield before the next load of a global word: between them the
 //     context loads only its own task's words. The load of a global word
 //     right after that yield may see the action's stores, so the
-//     placements after it are not the same.
+//     placements after it are not the same, unless the writer is wide
+//     (an unregister or a tracer switch) and does not write that word:
+//     then the next offer point is the same placement too, and so on up
+//     to the first load of a word it writes (writerstores.go finds its
+//     stores by a dry run). A set of a wide writer may also begin at any
+//     offer point of a segment, not only at a plain commit yield.
 //   - A commit yield inside any other fence (an opaque call's entry or
 //     return, irq on or off, the end of an op) is followed by the
 //     harness's own bookkeeping of that fence, which reads flags an
@@ -35,12 +40,13 @@ import "github.com/fgcheck/fgcheck/fgraph"
 //     the context's last site (runner.remote: known finding
 //     direct-switch-race) is merged with nothing for the writers.
 //
-// In the run that fires the action at the first placement (its
-// representative), the context goes on the same way up to the segment's
-// end, and counts the later placements it passes; the run stands for that
-// many schedules (runner.rmult, Result.weight). The runs that continue
-// past the first placement do not offer the action at the later ones
-// (remLoad's mask). A violation or a crash of the representative after the
+// Each context keeps, per writer, whether its next offer point is the same
+// placement as the last one (ctx.rws). In the run that fires the action
+// at the first placement (its representative), the context goes on the
+// same way up to the set's end, and counts the later placements it
+// passes; the run stands for that many schedules (runner.rmult,
+// Result.weight). The runs that continue past the first placement do not
+// offer the action at the later ones (remLoad's masks). A violation or a crash of the representative after the
 // action stops it only at the segment's end (quietStop), silently, so
 // that the count is complete: the later placements fail the same way.
 //
@@ -87,29 +93,57 @@ func (r *runner) remYield(c *ctx, s fgraph.Site, plain bool) {
 	if c.rrep != 0 {
 		r.remEnd(c) // a commit since: the memory differs
 	}
-	c.rcls = segNone
+	c.rcls, c.rws, c.wsOK = segNone, 0, false
 	if plain && !directSite(s) {
 		c.rcls = segCommit
+		c.rws = r.remWriters // the first offer point after is the same
 	}
 }
 
-// remLoad is the yield before a load of a global word by c at site s: it
+// remLoad is the yield before c's load at site s of global word a: it
 // returns the kinds of remote action not offered there (placed at an
-// earlier offer point of the segment), counts the placement for a
-// representative, and ends a writer's representative.
-func (r *runner) remLoad(c *ctx, s fgraph.Site) (sup uint8) {
+// earlier offer point of the segment) and sets r.supW, the writers not
+// offered there; it counts the placement for a representative, and ends a
+// writer's representative if the load may read what the writer wrote.
+func (r *runner) remLoad(c *ctx, s fgraph.Site, a fgraph.Addr) (sup uint8) {
 	if c.rcls != segNone {
 		sup |= remUnwind
 	}
-	if c.rcls == segCommit && !directSite(s) || r.hk.remWrongRule && c.rcls != segNone {
-		sup |= remWriter
+	direct := directSite(s)
+	if !direct {
+		r.supW = c.rws
 	}
 	c.rcls = segLoads
-	if c.rrep != 0 {
-		if sup&c.rrep != 0 {
+	// The writers whose next offer point is the same as this one: those
+	// that do not write a (wideWriter), and none at a direct site.
+	next := uint32(0)
+	switch {
+	case direct:
+	case c.rrep == remWriter:
+		if r.remWide>>c.rrepW&1 != 0 && !c.repWS.has(a) || r.hk.remWrongRule {
+			next = 1 << c.rrepW
+		}
+	case r.eUsed < r.sc.Bound.E && r.remWide != 0:
+		r.writerStores(c) // writerstores.go
+		e := &r.wsTab[c.wsIdx]
+		for w := r.remWide; w != 0; w &= w - 1 {
+			i := trailing(w)
+			if !e.ws[i].has(a) || r.hk.remWrongRule {
+				next |= 1 << i
+			}
+		}
+	}
+	c.rws = next
+	switch c.rrep {
+	case remUnwind:
+		if sup&remUnwind != 0 {
 			r.rmult++
 		}
-		if c.rrep == remWriter {
+	case remWriter:
+		if r.supW>>c.rrepW&1 != 0 {
+			r.rmult++
+		}
+		if next == 0 {
 			r.remEnd(c) // no later placement can be the same
 		}
 	}
@@ -118,7 +152,7 @@ func (r *runner) remLoad(c *ctx, s fgraph.Site) (sup uint8) {
 
 // remBoundary is a region boundary of c: the segment ends.
 func (r *runner) remBoundary(c *ctx) {
-	c.rcls = segNone
+	c.rcls, c.rws, c.wsOK = segNone, 0, false
 	if c.rrep != 0 {
 		r.remEnd(c)
 	}
@@ -139,8 +173,28 @@ func (r *runner) remEnd(c *ctx) {
 // the point begins a set of them (not an op's first yield, nor a commit
 // yield whose fence has bookkeeping after it).
 func (r *runner) remFired(c *ctx, i int) {
-	if c.rcls != segNone {
-		c.rrep = r.remKind(i)
+	k := r.remKind(i)
+	switch {
+	case k == remUnwind && c.rcls != segNone:
+		c.rrep = k
+	case k == remWriter && c.rws>>i&1 != 0:
+		// The next offer point is the same placement: this one
+		// represents it, and those after it that are the same too (a
+		// writer that is not wide: up to the first load of a global).
+		c.rrep, c.rrepW = k, uint8(i)
+		if r.remWide>>i&1 != 0 {
+			r.writerStores(c) // of the memory before the action
+			c.repWS = r.wsTab[c.wsIdx].ws[i]
+		}
+	}
+}
+
+// remFiredCheck is a wide writer i fired by c as a representative: the
+// stores it made must be those its dry run found (writerStores), or the
+// placements it counted for would not be the same.
+func (r *runner) remFiredCheck(c *ctx, i int) {
+	if c.rrep == remWriter && int(c.rrepW) == i && r.remWide>>i&1 != 0 && r.wsGot != c.repWS {
+		internalf("remote %d (%s): its stores %v are not those its dry run found %v", i, r.sc.Remotes[i].Label(r.sc), r.wsGot, c.repWS)
 	}
 }
 
@@ -162,12 +216,12 @@ func (r *runner) remDefer() bool {
 	return false
 }
 
-// remFilter returns opts less the remote actions whose kind is in sup,
-// in r.remOpts' storage.
+// remFilter returns opts less the remote actions whose kind is in sup
+// and the writers in r.supW, in r.remOpts' storage.
 func (r *runner) remFilter(opts []Option, sup uint8) []Option {
 	out := r.remOpts[:0]
 	for _, o := range opts {
-		if o.Kind == OptRemote && r.remKind(o.Remote)&sup != 0 {
+		if o.Kind == OptRemote && (r.remKind(o.Remote)&sup != 0 || r.supW>>o.Remote&1 != 0) {
 			continue
 		}
 		out = append(out, o)

@@ -78,6 +78,16 @@ type ctx struct {
 	// ends at a plain fence.
 	rcls, rrep uint8
 	plain      bool
+	// rws are the writers (bits by remote index) whose next offer point
+	// is the same placement as the last one; rrepW is the writer this
+	// context represents, repWS the words it wrote; wsOK and wsIdx name
+	// the stores of the writers for this segment's global memory
+	// (writerstores.go).
+	rws   uint32
+	rrepW uint8
+	wsOK  bool
+	wsIdx int32
+	repWS wsSet
 	// ux is the remote unwind's extension across commits (unwindext.go).
 	ux uint8
 	// logFrom is where this context's current operation's records start.
@@ -339,6 +349,17 @@ type runner struct {
 	rmult              int64
 	quietStop          bool
 	remOpts            []Option
+	// supW are the writers the yield being chosen at does not offer;
+	// remWriters the scenario's writers, remWide those whose sets go on
+	// across loads of words they do not write; wsTab their stores by
+	// global memory (wsLast the entry last used, wsSave the machine's
+	// state during a dry run), wsGot the stores of the remote action
+	// being fired (writerstores.go).
+	supW, remWriters, remWide uint32
+	wsTab                     []wsEntry
+	wsLast                    int
+	wsSave                    fgraph.MachineState
+	wsGot                     wsSet
 	// tailN counts the run's tail lookups: with points, the clock of a
 	// detection (det) and of a recorded point.
 	tailN int64
@@ -618,6 +639,7 @@ func (r *runner) reset() {
 		c.hist, c.base, c.nops, c.lastSite = 0, 0, 0, 0
 		c.nyield, c.lz = 0, nil
 		c.rcls, c.rrep, c.plain, c.ux = 0, 0, false, uxNone
+		c.rws, c.rrepW, c.wsOK = 0, 0, false
 		c.boundary()
 	}
 	for _, reg := range r.lzList {
@@ -653,6 +675,7 @@ func (r *runner) run(ch Chooser, opt RunOptions) *Result {
 	r.fastRep = r.fastReplays(ch, opt)
 	r.shield = shielded{wrapped(opt.wrap, r, ch)}
 	r.ch, r.opt, r.cov, r.hk = &r.shield, opt, opt.Coverage, opt.testHooks()
+	r.remWidths() // writerstores.go (a test hook narrows them)
 	r.covAdded = r.covAdded[:0]
 	r.rep, _ = ch.(*replay)
 	r.res = r.pool.get()
@@ -1200,6 +1223,7 @@ func (r *runner) Store(s fgraph.Site, a fgraph.Addr, v fgraph.Word, k fgraph.Kin
 	}
 	r.step()
 	if r.direct > 0 || len(r.ctxs) == 0 {
+		r.wsGot.add(a)
 		r.poke(a, v)
 		r.ver++
 		if r.opt.Observe != nil {
@@ -1228,6 +1252,7 @@ func (r *runner) AtomicAdd(s fgraph.Site, a fgraph.Addr, d int64) fgraph.Word {
 	}
 	r.step()
 	if r.direct > 0 || len(r.ctxs) == 0 {
+		r.wsGot.add(a)
 		r.poke(a, r.m.Mem[a]+fgraph.Word(d))
 		r.ver++
 		return r.m.Mem[a]
@@ -1430,9 +1455,10 @@ func (r *runner) yieldLoad(c *ctx, s fgraph.Site, a fgraph.Addr) {
 	c.lastSite = s
 	global := a < fgraph.AddrOps+fgraph.MaxOps*fgraph.OpsWords
 	var sup uint8
+	r.supW = 0
 	if r.mergeRem && global {
-		sup = r.remLoad(c, s) // remotes.go
-		sup |= r.uxAt(c, sup) // unwindext.go
+		sup = r.remLoad(c, s, a) // remotes.go
+		sup |= r.uxAt(c, sup)    // unwindext.go
 	}
 	if !global || r.eUsed >= r.sc.Bound.E || r.sc.Bound.spent(r.kUsed, r.rUsed, r.eUsed) {
 		return
@@ -1454,6 +1480,7 @@ func (r *runner) yield(c *ctx, s fgraph.Site, commit bool) {
 		}
 	}
 	var sup uint8
+	r.supW = 0
 	if r.mergeRem {
 		r.remYield(c, s, commit && c.plain) // remotes.go
 		sup = r.uxAt(c, 0)                  // unwindext.go
@@ -1496,7 +1523,7 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool, sup uint8) {
 			}
 		}
 		opts = r.yieldOptions(intr, r.eUsed < b.E)
-		if sup != 0 {
+		if sup != 0 || r.supW != 0 {
 			opts = r.remFilter(opts, sup)
 		}
 	}
@@ -1553,7 +1580,7 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool, sup uint8) {
 		r.addEvent(Event{ID: id, Kind: k, In: c.name, At: p.Pos, Line: r.targetLine()})
 		r.evOrd = append(r.evOrd, p.ord)
 		r.kUsed++
-		c.rcls = segNone // the segment is broken
+		c.rcls, c.rws, c.wsOK = segNone, 0, false // the segment is broken
 		r.uxTaken(c, o)
 		r.lzCollapse()
 		r.covHitAt(s, c.level+1)
@@ -1588,7 +1615,11 @@ func (r *runner) choose(c *ctx, s fgraph.Site, interrupts bool, sup uint8) {
 			r.remFired(c, o.Remote)
 		}
 		nv := r.violations
+		r.wsGot = wsSet{}
 		r.remote(c, id, o.Remote, p.Pos)
+		if r.mergeRem && !rep {
+			r.remFiredCheck(c, o.Remote) // remotes.go
+		}
 		if rep && r.violations != nv {
 			internalf("merged remote unwind: the representative's unwind reported what its evaluation did not")
 		}

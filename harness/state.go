@@ -379,7 +379,12 @@ func appendCtx(dst []uint64, c *ctx, idle, uxMerge bool) []uint64 {
 		// The merged remote placements' segment (remotes.go) and the
 		// remote unwind's extension (unwindext.go): which remote actions
 		// the next offer points leave out.
-		uint64(c.rcls)|uint64(c.rrep)<<8|uint64(boolU(c.plain))<<16|uint64(uxKey(c.ux, uxMerge))<<24)
+		uint64(c.rcls)|uint64(c.rrep)<<8|uint64(boolU(c.plain))<<16|uint64(uxKey(c.ux, uxMerge))<<24|uint64(c.rws)<<32)
+	if c.rrep == remWriter {
+		// A writer's representative: which placements it counts (the
+		// loads ahead that do not read what it wrote).
+		dst = append(dst, uint64(c.rrepW), c.repWS[0], c.repWS[1])
+	}
 	for _, p := range c.buf {
 		dst = append(dst, uint64(p.site)|uint64(p.kind)<<16|uint64(uint32(p.addr))<<32, uint64(p.val))
 	}
