@@ -123,7 +123,9 @@ func (r *runner) remLoad(c *ctx, s fgraph.Site, a fgraph.Addr) (sup uint8) {
 		if r.remWide>>c.rrepW&1 != 0 && !c.repWS.has(a) || r.hk.remWrongRule {
 			next = 1 << c.rrepW
 		}
-	case r.eUsed < r.sc.Bound.E && r.remWide != 0:
+	case r.remWide != 0 && r.eUsed < r.sc.Bound.E && !r.sc.Bound.spent(r.kUsed, r.rUsed, r.eUsed):
+		// (With no remote action left to offer in this run, no set is
+		// open.)
 		r.writerStores(c) // writerstores.go
 		e := &r.wsTab[c.wsIdx]
 		for w := r.remWide; w != 0; w &= w - 1 {

@@ -3,7 +3,7 @@ package harness
 import (
 	"fmt"
 	"math/bits"
-	"slices"
+	"sync/atomic"
 
 	"github.com/fgcheck/fgcheck/fgraph"
 )
@@ -58,14 +58,38 @@ func (w wsSet) String() string {
 	return fmt.Sprint(out)
 }
 
+var TmpWSCalls, TmpWSMiss atomic.Int64
+
 // trailing is the index of w's lowest bit.
 func trailing(w uint32) int { return bits.TrailingZeros32(w) }
 
-// wsEntry is the stores of the wide writers for one global memory.
+// wsEntry is the stores of the wide writers for the memory that gives
+// their dry runs' loads the same values: a writer's begin is a function of
+// the words it loads (in order: the same values make it load the same
+// words next) and of its user's registration.
 type wsEntry struct {
-	glob []fgraph.Word
-	reg  uint32 // bit i: wide writer i's user is registered
-	ws   [maxWide]wsSet
+	reg   uint32   // bit i: wide writer i's user is registered
+	reads []wsRead // the words the dry runs loaded before storing them
+	ws    [maxWide]wsSet
+}
+
+// wsRead is a word a dry run loaded, and its value.
+type wsRead struct {
+	a fgraph.Addr
+	v fgraph.Word
+}
+
+// matches reports whether e holds for m's memory and registrations reg.
+func (e *wsEntry) matches(m *fgraph.Machine, reg uint32) bool {
+	if e.reg != reg {
+		return false
+	}
+	for _, x := range e.reads {
+		if m.Mem[x.a] != x.v {
+			return false
+		}
+	}
+	return true
 }
 
 // remWidths sets the masks of the scenario's writers: every writer, and
@@ -83,14 +107,13 @@ func (r *runner) remWidths() {
 	}
 }
 
-// writerStores makes c.wsIdx the entry of wsTab for the global memory of
-// c's segment (once per segment).
+// writerStores makes c.wsIdx the entry of wsTab for the memory of c's
+// segment (once per segment).
 func (r *runner) writerStores(c *ctx) {
 	if c.wsOK {
 		return
 	}
 	m := r.m
-	glob := m.Mem[:globalWords]
 	var reg uint32
 	for w := r.remWide; w != 0; w &= w - 1 {
 		i := trailing(w)
@@ -99,21 +122,21 @@ func (r *runner) writerStores(c *ctx) {
 		}
 	}
 	idx := -1
-	if n := r.wsLast; n < len(r.wsTab) && r.wsTab[n].reg == reg && slices.Equal(r.wsTab[n].glob, glob) {
+	if n := r.wsLast; n < len(r.wsTab) && r.wsTab[n].matches(m, reg) {
 		idx = n
 	} else {
 		for n := range r.wsTab {
-			if r.wsTab[n].reg == reg && slices.Equal(r.wsTab[n].glob, glob) {
+			if r.wsTab[n].matches(m, reg) {
 				idx = n
 				break
 			}
 		}
 	}
 	if idx < 0 {
-		e := wsEntry{glob: slices.Clone(glob), reg: reg}
+		e := wsEntry{reg: reg}
 		for w := r.remWide; w != 0; w &= w - 1 {
 			i := trailing(w)
-			e.ws[i] = r.dryStores(i)
+			e.ws[i] = r.dryStores(i, &e.reads)
 		}
 		idx = len(r.wsTab)
 		r.wsTab = append(r.wsTab, e)
@@ -123,8 +146,9 @@ func (r *runner) writerStores(c *ctx) {
 }
 
 // dryStores runs the begin of wide writer i on the machine with a
-// recorder for hooks, and puts the machine back.
-func (r *runner) dryStores(i int) wsSet {
+// recorder for hooks, adds the words it loaded to reads, and puts the
+// machine back.
+func (r *runner) dryStores(i int, reads *[]wsRead) wsSet {
 	m := r.m
 	o := r.ops[r.sc.Remotes[i].User]
 	if !o.Registered() {
@@ -132,11 +156,12 @@ func (r *runner) dryStores(i int) wsSet {
 	}
 	m.SaveState(&r.wsSave)
 	h := m.Hooks()
-	rec := wsRecorder{m: m}
+	rec := wsRecorder{m: m, reads: *reads}
 	m.SetHooks(&rec)
 	m.UnregisterBegin(o)
 	m.SetHooks(h)
 	m.RestoreState(&r.wsSave)
+	*reads = rec.reads
 	if a := r.hk.wsDrop - 1; a >= 0 && a < globalWords {
 		rec.ws[a/64] &^= 1 << (a % 64)
 	}
@@ -144,37 +169,43 @@ func (r *runner) dryStores(i int) wsSet {
 }
 
 // wsRecorder is the hooks of a dry run: a remote CPU's accesses (as
-// runner's direct ones), each word noted (loads too: a load of another
-// word makes the set every word).
+// runner's direct ones). It notes the words stored, and the words loaded
+// before any store to them with their values; a load of a word outside the
+// global ones makes the set every word.
 type wsRecorder struct {
-	m  *fgraph.Machine
-	ws wsSet
+	m     *fgraph.Machine
+	ws    wsSet
+	reads []wsRead
 }
 
-func (h *wsRecorder) note(a fgraph.Addr, store bool) {
-	if store || int(a) >= globalWords {
+func (h *wsRecorder) load(a fgraph.Addr) fgraph.Word {
+	v := h.m.Mem[a]
+	if int(a) >= globalWords {
 		h.ws.add(a)
+	} else if !h.ws.has(a) {
+		h.reads = append(h.reads, wsRead{a, v})
 	}
+	return v
 }
 
 func (h *wsRecorder) Load(s fgraph.Site, a fgraph.Addr, k fgraph.Kind) fgraph.Word {
-	h.note(a, false)
-	return h.m.Mem[a]
+	return h.load(a)
 }
 
 func (h *wsRecorder) Store(s fgraph.Site, a fgraph.Addr, v fgraph.Word, k fgraph.Kind) {
-	h.note(a, true)
+	h.ws.add(a)
 	h.m.Poke(a, v)
 }
 
 func (h *wsRecorder) AtomicAdd(s fgraph.Site, a fgraph.Addr, d int64) fgraph.Word {
-	h.note(a, true)
-	h.m.Poke(a, h.m.Mem[a]+fgraph.Word(d))
-	return h.m.Mem[a]
+	v := h.load(a) + fgraph.Word(d)
+	h.ws.add(a)
+	h.m.Poke(a, v)
+	return v
 }
 
 func (h *wsRecorder) Fence(s fgraph.Site, f fgraph.Fence) {}
 
 func (h *wsRecorder) Reread(s fgraph.Site, a fgraph.Addr, prev fgraph.Word) fgraph.Word {
-	return h.Load(s, a, fgraph.Plain)
+	return h.load(a)
 }
