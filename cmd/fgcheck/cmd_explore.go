@@ -53,8 +53,9 @@ nor the seed, whose push has a region of 120 (docs/lazy-orders.md).
 --remotes merged runs one placement of a remote action for the
 placements that leave the same state and verdicts (a pure reader between
 two stores of the interrupted context, or anywhere in its op where it is
-the last choice and reports nothing; a register or unregister at a
-barrier and the load of a global after it), counted as that many
+the last choice and reports nothing; a register at a barrier and the
+load of a global after it; an unregister or a tracer switch across the
+loads of global words it does not write), counted as that many
 schedules; auto, the default, does so with the state cache on the port,
 with either order engine (docs/merged-remotes.md).`
 
@@ -255,8 +256,8 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 // 6,998 schedules run instead of 43,426; std with no cap: 4.8 million
 // instead of 19.6 million). With a cap an order spends a choice the
 // interrupts would take, and the lazy engine pays where its pending
-// regions are the regions met: on std on latest at C=2 it runs 22,190
-// schedules where the eager engine runs 34,139, both with merged remote
+// regions are the regions met: on std on latest at C=2 it runs 21,007
+// schedules where the eager engine runs 32,085, both with merged remote
 // placements. On v6.11 and the seed, whose push.w4 region has 120 orders,
 // more than a pending region holds (harness.LazyFits), it runs 1 % fewer
 // and its bookkeeping costs more than that (docs/state-cache.md,
