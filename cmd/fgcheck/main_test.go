@@ -813,7 +813,7 @@ func TestExploreModels(t *testing.T) {
 // cache reports; without the flag neither says anything of them.
 func TestExploreRunKinds(t *testing.T) {
 	_, text, _ := fgcheck(t, "explore", "--orders", "eager", "--run-kinds")
-	for _, want := range []string{"\nruns:        34139, by the choice each changed from the run before", "\n             first ", "\n             interrupt ",
+	for _, want := range []string{"\nruns:        32085, by the choice each changed from the run before", "\n             first ", "\n             interrupt ",
 		"\n             remote ", "\n               unregister u1 ", "\n               replace u0 u2 ", "\n               unwind task0 ", "\n             order "} {
 		if !strings.Contains(text, want) {
 			t.Errorf("explore --run-kinds: no %q in\n%s", want, text)
