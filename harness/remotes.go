@@ -46,9 +46,10 @@ import "github.com/fgcheck/fgcheck/fgraph"
 // same way up to the set's end, and counts the later placements it
 // passes; the run stands for that many schedules (runner.rmult,
 // Result.weight). The runs that continue past the first placement do not
-// offer the action at the later ones (remLoad's masks). A violation or a crash of the representative after the
-// action stops it only at the segment's end (quietStop), silently, so
-// that the count is complete: the later placements fail the same way.
+// offer the action at the later ones (remLoad's masks). A violation or a
+// crash of the representative after the action stops it only at the
+// set's end (quietStop), silently, so that the count is complete: the
+// later placements fail the same way.
 //
 // The state cache stores a subtree's totals divided by the multiplier of
 // the run that recorded its point and multiplies them by the hitting
@@ -114,8 +115,9 @@ func (r *runner) remLoad(c *ctx, s fgraph.Site, a fgraph.Addr) (sup uint8) {
 		r.supW = c.rws
 	}
 	c.rcls = segLoads
-	// The writers whose next offer point is the same as this one: those
-	// that do not write a (wideWriter), and none at a direct site.
+	// The writers whose next offer point is the same as this one: the
+	// wide ones that do not write a (writerstores.go), none at a direct
+	// site.
 	next := uint32(0)
 	switch {
 	case direct:
@@ -172,8 +174,9 @@ func (r *runner) remEnd(c *ctx) {
 
 // remFired is a remote action i fired by c at an offer point: it
 // represents the later placements of its segment that are the same, if
-// the point begins a set of them (not an op's first yield, nor a commit
-// yield whose fence has bookkeeping after it).
+// the next offer point is one (for the unwind: not after an op's first
+// yield, nor after a commit yield whose fence has bookkeeping after it;
+// for a writer: ctx.rws).
 func (r *runner) remFired(c *ctx, i int) {
 	k := r.remKind(i)
 	switch {
