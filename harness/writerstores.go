@@ -3,7 +3,6 @@ package harness
 import (
 	"fmt"
 	"math/bits"
-	"sync/atomic"
 
 	"github.com/fgcheck/fgcheck/fgraph"
 )
@@ -18,9 +17,10 @@ import (
 // the segment) reads and writes global words only, and reads no other
 // state but its user's registration (fgraph: unregisterBegin,
 // fgraphLRUReleaseIndex). Its stores are then a function of the global
-// words and that flag, which a segment does not change: a dry run on the
-// machine (its state saved and put back) finds them once per distinct
-// global memory, kept in the runner's table (wsTab). A dry run that
+// words it loads and that flag, which a segment does not change: a dry
+// run on the machine (its state saved and put back) finds them once per
+// distinct values of those words, kept in the runner's table (wsTab). A
+// dry run that
 // touches a word outside the global ones counts as writing every word
 // (the placements then merge as before). The representative checks that
 // the writer's real stores are the dry run's (remFiredCheck): an internal
@@ -57,8 +57,6 @@ func (w wsSet) String() string {
 	}
 	return fmt.Sprint(out)
 }
-
-var TmpWSCalls, TmpWSMiss atomic.Int64
 
 // trailing is the index of w's lowest bit.
 func trailing(w uint32) int { return bits.TrailingZeros32(w) }
