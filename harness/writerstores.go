@@ -31,8 +31,10 @@ import (
 // of them.
 const globalWords = int(fgraph.AddrOps) + fgraph.MaxOps*fgraph.OpsWords
 
-// maxWide is the most remote actions a scenario may have for the wide
-// rule (bits of a uint32 mask); the others merge by the narrow rule.
+// maxWide is the most remote actions a scenario may have for the writers'
+// rules (bits of a uint32 mask): a writer listed after the 32nd is merged
+// with no later placement (each its own run: sound, no scenario has so
+// many).
 const maxWide = 32
 
 // wsSet is a set of global words, a bit each.
