@@ -438,6 +438,36 @@ func TestExploreMaxFiles(t *testing.T) {
 	}
 }
 
+// TestHuntKeepsFirstKbuildPastMaxFiles: once --max-files is reached and
+// the first failing run is kept, a failing run is only counted, its file
+// not formatted; but the first failing run of kbuild's model is still
+// kept, with its text, when only no-alias runs came before it.
+func TestHuntKeepsFirstKbuildPastMaxFiles(t *testing.T) {
+	h := &hunt{cmd: "explore", found: "fgcheck explore", kind: "exhaustive DFS", sc: harness.Standard(fgraph.Latest),
+		out: t.TempDir(), maxFiles: 1, stderr: &bytes.Buffer{}}
+	fail := func(oracle string, noAlias bool) *harness.Result {
+		return &harness.Result{Violations: []harness.Violation{{Oracle: oracle}}, AliasDependent: noAlias}
+	}
+	runs := []*harness.Result{
+		fail("model", true),     // first, saved: the one file
+		fail("unwinder", true),  // counted only
+		fail("ret-addr", false), // the first of kbuild's: kept with its text
+		fail("callback", false), // counted only
+	}
+	for _, r := range runs {
+		h.onViolation(r)
+	}
+	if h.failing != 4 || len(h.files) != 1 {
+		t.Fatalf("%d failing, %d files; want 4 counted and --max-files 1 saved", h.failing, len(h.files))
+	}
+	if h.first != runs[0] || h.firstText == nil {
+		t.Errorf("first failing run %v (text %d bytes), want the first one with its text", h.first, len(h.firstText))
+	}
+	if h.firstK != runs[2] || !bytes.Equal(h.firstKText, h.fileText(runs[2])) {
+		t.Errorf("first kbuild run %v (text %d bytes), want the third with its text", h.firstK, len(h.firstKText))
+	}
+}
+
 func TestExploreText(t *testing.T) {
 	code, stdout, stderr := fgcheck(t, "explore", "--exact", "--scenario", "peer-spin", "--max-runs", "500", "--coverage")
 	if code != exitClean {
