@@ -1,6 +1,10 @@
 package harness
 
-import "github.com/fgcheck/fgcheck/fgraph"
+import (
+	"math/bits"
+
+	"github.com/fgcheck/fgcheck/fgraph"
+)
 
 // Merged remote placements (ExploreOptions.MergeRemotes;
 // docs/merged-remotes.md).
@@ -131,7 +135,7 @@ func (r *runner) remLoad(c *ctx, s fgraph.Site, a fgraph.Addr) (sup uint8) {
 		r.writerStores(c) // writerstores.go
 		e := &r.wsTab[c.wsIdx]
 		for w := r.remWide; w != 0; w &= w - 1 {
-			i := trailing(w)
+			i := bits.TrailingZeros32(w)
 			if !e.ws[i].has(a) || r.hk.remWrongRule {
 				next |= 1 << i
 			}

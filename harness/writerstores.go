@@ -60,9 +60,6 @@ func (w wsSet) String() string {
 	return fmt.Sprint(out)
 }
 
-// trailing is the index of w's lowest bit.
-func trailing(w uint32) int { return bits.TrailingZeros32(w) }
-
 // wsEntry is the stores of the wide writers for the memory that gives
 // their dry runs' loads the same values: a writer's begin is a function of
 // the words it loads (in order: the same values make it load the same
@@ -116,7 +113,7 @@ func (r *runner) writerStores(c *ctx) {
 	m := r.m
 	var reg uint32
 	for w := r.remWide; w != 0; w &= w - 1 {
-		i := trailing(w)
+		i := bits.TrailingZeros32(w)
 		if r.ops[r.sc.Remotes[i].User].Registered() {
 			reg |= 1 << i
 		}
@@ -135,7 +132,7 @@ func (r *runner) writerStores(c *ctx) {
 	if idx < 0 {
 		e := wsEntry{reg: reg}
 		for w := r.remWide; w != 0; w &= w - 1 {
-			i := trailing(w)
+			i := bits.TrailingZeros32(w)
 			e.ws[i] = r.dryStores(i, &e.reads)
 		}
 		idx = len(r.wsTab)
